@@ -1,0 +1,87 @@
+package event
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// Bus numbers events, persists each one (events.jsonl) before it publishes
+// it, and fans it out to subscribers. Persist, then publish: a crash never
+// shows the engineer what was not saved.
+type Bus struct {
+	mu     sync.Mutex
+	seq    int
+	log    io.Writer
+	subs   []chan Event
+	closed bool
+	now    func() time.Time
+}
+
+// NewBus returns a bus that appends every event as a JSON line to log (nil: no log).
+func NewBus(log io.Writer) *Bus { return &Bus{log: log, now: time.Now} }
+
+// Subscribe returns a channel that receives every later event. Its buffer is
+// large so agents rarely wait on a slow screen; it is closed by Close.
+func (b *Bus) Subscribe() <-chan Event {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ch := make(chan Event, 4096)
+	b.subs = append(b.subs, ch)
+	return ch
+}
+
+// Emit stamps, persists and publishes e, and returns it as stamped.
+func (b *Bus) Emit(e Event) Event {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return e
+	}
+	b.seq++
+	e.Seq = b.seq
+	if e.Time.IsZero() {
+		e.Time = b.now()
+	}
+	if b.log != nil {
+		if line, err := json.Marshal(e); err == nil {
+			_, _ = b.log.Write(append(line, '\n'))
+		}
+	}
+	for _, ch := range b.subs {
+		ch <- e
+	}
+	return e
+}
+
+// Close ends every subscription.
+func (b *Bus) Close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return
+	}
+	b.closed = true
+	for _, ch := range b.subs {
+		close(ch)
+	}
+}
+
+// ReadAll decodes an events.jsonl stream.
+func ReadAll(r io.Reader) ([]Event, error) {
+	dec := json.NewDecoder(r)
+	var out []Event
+	for {
+		var e Event
+		err := dec.Decode(&e)
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, fmt.Errorf("read events: after event %d: %w", len(out), err)
+		}
+		out = append(out, e)
+	}
+}

@@ -1,0 +1,150 @@
+// Command swe-adept is a terminal workbench in which two LLM agents resolve an
+// issue in a git repository while an engineer watches and steers: a
+// localization agent searches the code depth-first, a resolution agent fixes
+// it with hypotheses and git checkpoints.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// command is one subcommand. Each lives in its own cmd_*.go file and
+// registers itself from init, so main.go never grows with them.
+type command struct {
+	name    string
+	summary string
+	usage   string // the arguments after the name, for help
+	run     func(ctx context.Context, args []string) error
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) { commands[c.name] = c }
+
+// usageError marks mistakes in how the tool was called: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+func main() {
+	os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func runMain(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		if len(args) > 1 {
+			if c, ok := commands[args[1]]; ok {
+				fmt.Fprintf(stdout, "usage: swe-adept %s %s\n\n%s\n", c.name, c.usage, c.summary)
+				return 0
+			}
+		}
+		printHelp(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "swe-adept: unknown command %q; run 'swe-adept help' for the list\n", args[0])
+		return 2
+	}
+	closeLog := setupLog()
+	defer closeLog()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := c.run(ctx, args[1:])
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "swe-adept %s: %v\nusage: swe-adept %s %s\n", c.name, err, c.name, c.usage)
+		return 2
+	default:
+		slog.Error("command failed", "command", c.name, "err", err)
+		fmt.Fprintf(stderr, "swe-adept %s: %v\n", c.name, err)
+		return 1
+	}
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprintln(w, "swe-adept: watch and steer two LLM agents resolving an issue in a git repository")
+	fmt.Fprintln(w, "\nusage: swe-adept <command> [flags]\n\ncommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'swe-adept help <command>' or 'swe-adept <command> -h' for its flags.")
+}
+
+// newFlags makes a flag set that reports mistakes as usage errors instead of
+// exiting, so every command fails the same way.
+func newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	return fs
+}
+
+// parseFlags parses args and turns a bad flag into a usage error. Flags may
+// come before or after positional arguments.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageError{strings.TrimSpace(err.Error())}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// setupLog sends log/slog to a file, never to the terminal: the TUI owns it.
+func setupLog() func() {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	dir = filepath.Join(dir, "swe-adept")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+		return func() {}
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "swe-adept.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+		return func() {}
+	}
+	level := slog.LevelInfo
+	if os.Getenv("SWE_ADEPT_DEBUG") != "" {
+		level = slog.LevelDebug
+	}
+	slog.SetDefault(slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: level})))
+	return func() { _ = f.Close() }
+}
