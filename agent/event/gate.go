@@ -85,3 +85,11 @@ func (g *Gate) broadcast() {
 	close(g.wake)
 	g.wake = make(chan struct{})
 }
+
+// NotesOrNil is Notes on a gate that may be nil.
+func (g *Gate) NotesOrNil() []string {
+	if g == nil {
+		return nil
+	}
+	return g.Notes()
+}
