@@ -1,0 +1,120 @@
+package event
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestBusPersistsThenPublishes(t *testing.T) {
+	var log bytes.Buffer
+	b := NewBus(&log)
+	ch := b.Subscribe()
+	b.Emit(Event{Type: PhaseChanged, Phase: "localize"})
+	b.Emit(Event{Type: SearchNode, Node: &Node{ID: "a.py:f"}})
+	b.Close()
+	b.Emit(Event{Type: Done}) // after Close: dropped, no panic
+	var got []Event
+	for e := range ch {
+		got = append(got, e)
+	}
+	saved, err := ReadAll(&log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || len(saved) != 2 {
+		t.Fatalf("published %d, saved %d events; want 2 and 2", len(got), len(saved))
+	}
+	for i := range got {
+		if got[i].Seq != i+1 || saved[i].Seq != i+1 || saved[i].Type != got[i].Type {
+			t.Errorf("event %d: published %+v saved %+v", i, got[i], saved[i])
+		}
+	}
+}
+
+func TestReadAllReportsWhereItBroke(t *testing.T) {
+	_, err := ReadAll(bytes.NewBufferString("{\"seq\":1,\"type\":\"phase\"}\n{broken"))
+	if err == nil {
+		t.Fatal("want an error for a truncated log")
+	}
+}
+
+func TestApprovalAnsweredOnce(t *testing.T) {
+	r := NewApproval("a1", "revert_to", "h1/t2")
+	r.Answer(Reply{Decision: Refuse, Reason: "keep going"})
+	r.Answer(Reply{Decision: Approve}) // ignored: must not block
+	got, err := r.Wait(context.Background())
+	if err != nil || got.Decision != Refuse || got.Reason != "keep going" {
+		t.Fatalf("Wait = %+v, %v", got, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := NewApproval("a2", "merge_solution", "b").Wait(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Wait on a cancelled context = %v, want context.Canceled", err)
+	}
+	var replayed ApprovalRequest // decoded from JSON: no channel
+	replayed.Answer(Reply{Decision: Approve})
+	if _, err := replayed.Wait(context.Background()); err == nil {
+		t.Error("Wait on a request without a channel must fail, not block")
+	}
+}
+
+func TestPolicy(t *testing.T) {
+	req := NewApproval("a", "merge_solution", "b")
+	if r, _ := Policy(Approve).Approve(context.Background(), req); r.Decision != Approve {
+		t.Errorf("auto policy = %v", r.Decision)
+	}
+	if r, _ := Policy(Refuse).Approve(context.Background(), req); r.Decision != Refuse || r.Reason == "" {
+		t.Errorf("deny policy = %+v", r)
+	}
+}
+
+func TestGatePauseStepResume(t *testing.T) {
+	g := NewGate()
+	ctx := context.Background()
+	if err := g.Pass(ctx); err != nil {
+		t.Fatalf("open gate: %v", err)
+	}
+	g.Pause()
+	passed := make(chan struct{}, 3)
+	go func() {
+		for i := 0; i < 3; i++ {
+			if g.Pass(ctx) == nil {
+				passed <- struct{}{}
+			}
+		}
+	}()
+	expectNone := func(what string) {
+		select {
+		case <-passed:
+			t.Fatalf("%s: a call passed a paused gate", what)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	expectOne := func(what string) {
+		select {
+		case <-passed:
+		case <-time.After(2 * time.Second):
+			t.Fatalf("%s: nothing passed", what)
+		}
+	}
+	expectNone("paused")
+	g.Step()
+	expectOne("step")
+	expectNone("after one step")
+	g.Resume()
+	expectOne("resume")
+	expectOne("resume")
+
+	var nilGate *Gate
+	if nilGate.Pass(ctx) != nil || nilGate.NotesOrNil() != nil {
+		t.Error("a nil gate must never block and has no notes")
+	}
+	g.Note("a")
+	g.Note("b")
+	if n := g.Notes(); len(n) != 2 || len(g.Notes()) != 0 {
+		t.Errorf("notes = %v; want two, then none", n)
+	}
+}
