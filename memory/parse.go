@@ -1,0 +1,207 @@
+package memory
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// Item is one entry of a status-tagged markdown list, as the model wrote it.
+type Item struct {
+	Line    int    // 1-based line of the item's first line in the markdown
+	Status  Status // Pending when the line had no tag
+	Content string // text without bullet, tag or the annotations this package renders
+	Tagged  bool   // the line carried a status tag
+	Ref     string // id from a rendered annotation ("h2", "t3") the model copied back, if any
+}
+
+// MaxItems bounds a list so a runaway model cannot make matching quadratic in something huge.
+const MaxItems = 200
+
+// ParseStatusList reads a markdown list of status-tagged items, tolerating what models write:
+//   - bullets "-", "*", "+", "•" or numbers "1." "1)", or no marker before a tag;
+//   - tags with any inner spacing: "[ ]", "[]", "[  ]" pending; "[-]", "[~]", "[/]" in progress;
+//     "[v]", "[V]", "[x]", "[X]", "[✓]", "[✔]" successful; "[!]" failed (see ParseStatus);
+//   - a bulleted line without a tag is pending;
+//   - a line that is not an item but follows one (indented, or directly below it) continues it;
+//   - blank lines, headings, rules, code fences and prose before the first item are ignored;
+//   - if no line has a bullet or tag, every non-blank text line is a pending item.
+//
+// Trailing annotations this package renders, "(h1, branch …)" or "(t2, checkpoint …)", are
+// stripped from the content and their id is kept in Item.Ref. The order of the result is the order
+// of the list. It fails, naming a line, when nothing parses or the list is too long.
+func ParseStatusList(md string) ([]Item, error) {
+	var p listParser
+	for i, raw := range strings.Split(md, "\n") {
+		p.line(i+1, strings.TrimRight(raw, "\r"))
+	}
+	items := p.items
+	if len(items) == 0 {
+		items = p.plain
+	}
+	if len(items) == 0 {
+		if p.firstLine == 0 {
+			return nil, fmt.Errorf("empty list: expected markdown lines like \"- [ ] do something\"")
+		}
+		return nil, fmt.Errorf("no list items found (line %d: %q): expected markdown lines like \"- [ ] do something\" or \"1. [v] done\"",
+			p.firstLine, clip(p.firstText, 60))
+	}
+	if len(items) > MaxItems {
+		return nil, fmt.Errorf("list has %d items (line %d starts item %d): at most %d are kept; merge or drop some",
+			len(items), items[MaxItems].Line, MaxItems+1, MaxItems)
+	}
+	for i := range items {
+		items[i].Content = strings.Join(strings.Fields(items[i].Content), " ")
+	}
+	return items, nil
+}
+
+type listParser struct {
+	items     []Item
+	plain     []Item // text lines kept in case the whole list has no bullets or tags
+	cur       *Item  // item that a continuation line would join
+	prevBlank bool
+	firstLine int // first non-blank line, for the error when nothing parses
+	firstText string
+}
+
+func (p *listParser) line(n int, raw string) {
+	text := strings.TrimSpace(raw)
+	if text == "" {
+		p.prevBlank = true
+		return
+	}
+	if p.firstLine == 0 {
+		p.firstLine, p.firstText = n, text
+	}
+	blankBefore := p.prevBlank
+	p.prevBlank = false
+	if ignorable(text) {
+		p.cur = nil
+		return
+	}
+	if it, ok := parseItemLine(n, text); ok {
+		p.cur = nil
+		if it.Content == "" {
+			return // a bare "- [ ]" carries nothing to track
+		}
+		p.items = append(p.items, it)
+		p.cur = &p.items[len(p.items)-1]
+		return
+	}
+	indented := raw[0] == ' ' || raw[0] == '\t'
+	if p.cur != nil && (indented || !blankBefore) {
+		p.cur.Content += " " + text
+		return
+	}
+	p.cur = nil
+	content, ref := stripAnnotation(text)
+	if content != "" {
+		p.plain = append(p.plain, Item{Line: n, Status: Pending, Content: content, Ref: ref})
+	}
+}
+
+// ignorable reports headings, horizontal rules, fences and table borders: structure, not items.
+func ignorable(text string) bool {
+	if strings.HasPrefix(text, "#") || strings.HasPrefix(text, "```") || strings.HasPrefix(text, "~~~") {
+		return true
+	}
+	if len(text) >= 3 && strings.Trim(text, "-*_= \t") == "" {
+		return true
+	}
+	return false
+}
+
+// parseItemLine recognises "<marker> [tag] content" and "[tag] content".
+func parseItemLine(n int, text string) (Item, bool) {
+	rest, marked := cutMarker(text)
+	status, tagged, after := cutTag(rest)
+	if !marked && !tagged {
+		return Item{}, false
+	}
+	if tagged {
+		rest = after
+	}
+	content, ref := stripAnnotation(strings.TrimSpace(rest))
+	return Item{Line: n, Status: status, Content: content, Tagged: tagged, Ref: ref}, true
+}
+
+// cutMarker removes a bullet or list number and the spaces after it.
+func cutMarker(text string) (string, bool) {
+	r, size := utf8.DecodeRuneInString(text)
+	if r == '-' || r == '*' || r == '+' || r == '•' {
+		if rest, ok := markerRest(text[size:]); ok {
+			return rest, true
+		}
+		return text, false
+	}
+	digits := 0
+	for digits < len(text) && digits < 4 && text[digits] >= '0' && text[digits] <= '9' {
+		digits++
+	}
+	if digits > 0 && digits < len(text) && (text[digits] == '.' || text[digits] == ')') {
+		if rest, ok := markerRest(text[digits+1:]); ok {
+			return rest, true
+		}
+	}
+	return text, false
+}
+
+// markerRest accepts what follows a marker: end of line, a space, or a tag glued to it ("-[ ]").
+func markerRest(rest string) (string, bool) {
+	if rest == "" {
+		return "", true
+	}
+	if rest[0] == ' ' || rest[0] == '\t' {
+		return strings.TrimLeft(rest, " \t"), true
+	}
+	if rest[0] == '[' {
+		if _, ok, _ := cutTag(rest); ok {
+			return rest, true
+		}
+	}
+	return "", false
+}
+
+// cutTag parses a leading status tag; text without one is pending and untagged.
+func cutTag(text string) (Status, bool, string) {
+	if !strings.HasPrefix(text, "[") {
+		return Pending, false, text
+	}
+	end := strings.IndexByte(text, ']')
+	if end < 0 || end > 12 { // a tag holds one symbol and some spaces, not a link text
+		return Pending, false, text
+	}
+	s, ok := ParseStatus(text[1:end])
+	if !ok {
+		return Pending, false, text
+	}
+	return s, true, text[end+1:]
+}
+
+var (
+	// "(h1)", "(h1, branch x)", "(t2, checkpoint 3f2a1c4: msg)", as rendered by this package.
+	idAnnotation = regexp.MustCompile(`^(.*)\s\(([hHtT][0-9]+)((?:,[^\n]*)?)\)\s*$`)
+	// The same without the id, in case the model kept only the rest.
+	bareAnnotation = regexp.MustCompile(`^(.*?)\s*\((?:branch|checkpoint|dropped)\b[^\n]*\)\s*$`)
+)
+
+// stripAnnotation removes a trailing annotation this package renders and returns its id.
+func stripAnnotation(text string) (string, string) {
+	if m := idAnnotation.FindStringSubmatch(text); m != nil && strings.TrimSpace(m[1]) != "" {
+		return strings.TrimSpace(m[1]), strings.ToLower(m[2])
+	}
+	if m := bareAnnotation.FindStringSubmatch(text); m != nil && strings.TrimSpace(m[1]) != "" {
+		return strings.TrimSpace(m[1]), ""
+	}
+	return text, ""
+}
+
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}

@@ -1,0 +1,99 @@
+package memory
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Changes says what an update did, by id, for the observation and the event log.
+type Changes struct {
+	Added         []string `json:"added,omitempty"`
+	Edited        []string `json:"edited,omitempty"`         // text changed
+	StatusChanged []string `json:"status_changed,omitempty"` // tag changed
+	Revived       []string `json:"revived,omitempty"`        // dropped earlier, listed again
+	Dropped       []string `json:"dropped,omitempty"`        // left out, kept for their work
+	Removed       []string `json:"removed,omitempty"`        // left out and deleted
+	Reordered     bool     `json:"reordered,omitempty"`
+}
+
+// Empty reports whether the update changed nothing.
+func (c Changes) Empty() bool {
+	return len(c.Added)+len(c.Edited)+len(c.StatusChanged)+len(c.Revived)+len(c.Dropped)+len(c.Removed) == 0 && !c.Reordered
+}
+
+// String is a one-line summary such as "added h3; status changed h1; kept dropped h2 (has work)".
+func (c Changes) String() string {
+	if c.Empty() {
+		return "no changes"
+	}
+	var parts []string
+	add := func(label string, ids []string) {
+		if len(ids) > 0 {
+			parts = append(parts, label+" "+strings.Join(ids, ", "))
+		}
+	}
+	add("added", c.Added)
+	add("edited", c.Edited)
+	add("status changed", c.StatusChanged)
+	add("revived", c.Revived)
+	add("kept dropped", c.Dropped)
+	add("removed", c.Removed)
+	if c.Reordered {
+		parts = append(parts, "reordered")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// UpdateHypotheses replaces the hypothesis list with the model's markdown (update_hypothesis),
+// keeping identities as the comment on oldItem's matching describes. List order is confidence
+// order. When the current hypothesis is removed, or none is current, the first listed
+// hypothesis in progress becomes current. On error the memory is unchanged.
+func (m *Memory) UpdateHypotheses(md string) (Changes, error) {
+	items, err := ParseStatusList(md)
+	if err != nil {
+		return Changes{}, fmt.Errorf("update hypotheses: %w", err)
+	}
+	list, ch := reconcile(m.Hypotheses, items, func(it Item) *Hypothesis {
+		return m.newHypothesis(it.Content, it.Status)
+	})
+	m.Hypotheses = list
+	if m.Current != "" && m.Hypothesis(m.Current) == nil {
+		m.Current = ""
+	}
+	if m.Current == "" {
+		for _, h := range m.Active() {
+			if h.Status == InProgress {
+				m.Current = h.ID
+				break
+			}
+		}
+	}
+	if !ch.Empty() {
+		m.changed()
+	}
+	return ch, nil
+}
+
+// UpdateTodos replaces the to-do list of the hypothesis named by ref (see FindHypothesis) with the
+// model's markdown (update_todo) and makes that hypothesis current, as the tool's
+// current_hypothesis argument says. Identities are kept as for hypotheses. On error the memory is
+// unchanged.
+func (m *Memory) UpdateTodos(ref, md string) (Changes, error) {
+	h, err := m.FindHypothesis(ref)
+	if err != nil {
+		return Changes{}, fmt.Errorf("update to-dos: %w", err)
+	}
+	items, err := ParseStatusList(md)
+	if err != nil {
+		return Changes{}, fmt.Errorf("update to-dos of %s: %w", h.ID, err)
+	}
+	list, ch := reconcile(h.Todos, items, func(it Item) *Todo {
+		return h.newTodo(it.Content, it.Status)
+	})
+	h.Todos = list
+	if !ch.Empty() || m.Current != h.ID {
+		m.Current = h.ID
+		m.changed()
+	}
+	return ch, nil
+}
