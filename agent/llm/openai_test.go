@@ -1,0 +1,211 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+var searchTool = Tool{
+	Name:        "search",
+	Description: "Search the code index.",
+	Parameters: map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"query": map[string]any{"type": "string"}},
+		"required":   []string{"query"},
+	},
+}
+
+// conversation is a request in the middle of a run: a tool was called and
+// answered, so the mapping of every role is exercised.
+func conversation() Request {
+	temp := float32(0)
+	return Request{
+		Messages: []Message{
+			{Role: System, Content: "You localize issues."},
+			{Role: User, Content: "parse_header crashes on empty input"},
+			{Role: Assistant, ToolCalls: []ToolCall{{ID: "call_1", Name: "search", Arguments: `{"query":"parse_header"}`}}},
+			{Role: ToolRole, ToolCallID: "call_1", Name: "search", Content: "http/parse.py:12 def parse_header"},
+		},
+		Tools:       []Tool{searchTool},
+		Temperature: &temp,
+		MaxTokens:   256,
+	}
+}
+
+func TestOpenAIComplete(t *testing.T) {
+	tests := []struct {
+		name     string
+		model    string
+		reply    string
+		want     Message
+		wantCost string
+	}{
+		{
+			name:  "tool call",
+			model: "gpt-4o-mini",
+			reply: `{"role":"assistant","content":null,"tool_calls":[{"id":"call_abc","type":"function","function":{"name":"search","arguments":"{\"query\":\"empty\"}"}}]}`,
+			want: Message{Role: Assistant, ToolCalls: []ToolCall{
+				{ID: "call_abc", Name: "search", Arguments: `{"query":"empty"}`},
+			}},
+			wantCost: "$0.0002", // 1000*0.15/1e6 + 100*0.60/1e6
+		},
+		{
+			name:     "plain content",
+			model:    "qwen2.5-coder:7b",
+			reply:    `{"role":"assistant","content":"The bug is in parse_header."}`,
+			want:     Message{Role: Assistant, Content: "The bug is in parse_header."},
+			wantCost: "unpriced",
+		},
+		{
+			name:  "tool call without id from a local server",
+			model: "llama3",
+			reply: `{"role":"assistant","content":"","tool_calls":[{"type":"function","function":{"name":"search","arguments":"{}"}}]}`,
+			want: Message{Role: Assistant, ToolCalls: []ToolCall{
+				{ID: "call_1", Name: "search", Arguments: `{}`},
+			}},
+			wantCost: "unpriced",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newChatServer(t, ok(completion(tc.reply, 1000, 100)))
+			resp, err := srv.client(t, tc.model, 1).Complete(context.Background(), conversation())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !equalMessage(resp.Message, tc.want) {
+				t.Errorf("message = %+v, want %+v", resp.Message, tc.want)
+			}
+			if resp.Usage.PromptTokens != 1000 || resp.Usage.CompletionTokens != 100 {
+				t.Errorf("usage = %+v, want 1000/100 tokens", resp.Usage)
+			}
+			if got := FormatCost(resp.Usage.Cost, resp.Usage.Priced); got != tc.wantCost {
+				t.Errorf("cost = %s, want %s", got, tc.wantCost)
+			}
+			if got := srv.header(0).Get("Authorization"); got != "Bearer "+testKey {
+				t.Errorf("Authorization = %q", got)
+			}
+		})
+	}
+}
+
+func equalMessage(a, b Message) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
+
+// TestOpenAIRequestBody checks the wire request: streaming off, tools and
+// tool_choice present, every role mapped. The whole body is a golden file.
+func TestOpenAIRequestBody(t *testing.T) {
+	srv := newChatServer(t, ok(completion(`{"role":"assistant","content":"done"}`, 1, 1)))
+	if _, err := srv.client(t, "gpt-4o", 1).Complete(context.Background(), conversation()); err != nil {
+		t.Fatal(err)
+	}
+	body := srv.body(0)
+	if stream, present := body["stream"]; present && stream != false {
+		t.Errorf("stream = %v, want false or absent", stream)
+	}
+	tools, _ := body["tools"].([]any)
+	if len(tools) != 1 || body["tool_choice"] != "auto" {
+		t.Errorf("tools = %v, tool_choice = %v", body["tools"], body["tool_choice"])
+	}
+	if temp, _ := body["temperature"].(float64); temp <= 0 || temp > 1e-6 {
+		t.Errorf("temperature = %v, want a near-zero value (zero would be dropped)", body["temperature"])
+	}
+	msgs, _ := body["messages"].([]any)
+	if tool, _ := msgs[len(msgs)-1].(map[string]any); tool["tool_call_id"] != "call_1" || tool["name"] != nil {
+		t.Errorf("tool message = %v, want tool_call_id and no name", tool)
+	}
+	got, err := json.MarshalIndent(body, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, filepath.Join("..", "..", "testdata", "llm", "request_tools.golden.json"), append(got, '\n'))
+}
+
+func TestReasoningModelRequest(t *testing.T) {
+	srv := newChatServer(t, ok(completion(`{"role":"assistant","content":"done"}`, 1, 1)))
+	if _, err := srv.client(t, "o4-mini", 1).Complete(context.Background(), conversation()); err != nil {
+		t.Fatal(err)
+	}
+	body := srv.body(0)
+	if _, has := body["temperature"]; has {
+		t.Errorf("temperature sent to a reasoning model: %v", body["temperature"])
+	}
+	if body["max_completion_tokens"] != float64(256) || body["max_tokens"] != nil {
+		t.Errorf("max tokens = %v / %v, want max_completion_tokens 256", body["max_completion_tokens"], body["max_tokens"])
+	}
+}
+
+func checkGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (run with -update to accept):\n%s", path, got)
+	}
+}
+
+func TestNewOpenAIConfig(t *testing.T) {
+	tests := []struct {
+		name    string
+		cfg     OpenAIConfig
+		wantErr string
+	}{
+		{"no model", OpenAIConfig{APIKey: testKey}, "--model or set SWE_ADEPT_MODEL"},
+		{"no key for OpenAI", OpenAIConfig{Model: "gpt-4o"}, "OPENAI_API_KEY is not set"},
+		{"local server needs no key", OpenAIConfig{Model: "llama3", BaseURL: "http://localhost:11434/v1"}, ""},
+		{"full", OpenAIConfig{Model: "gpt-4o", APIKey: testKey}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := NewOpenAI(tc.cfg)
+			if tc.wantErr == "" {
+				if err != nil || m.Name() != tc.cfg.Model {
+					t.Fatalf("NewOpenAI = %v, %v", m, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("err = %v, want it to mention %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestConfigFromEnv(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", testKey)
+	t.Setenv("OPENAI_BASE_URL", "http://localhost:8000/v1/")
+	t.Setenv("SWE_ADEPT_MODEL", "env-model")
+	if got := ConfigFromEnv("").Model; got != "env-model" {
+		t.Errorf("model = %q, want the env's", got)
+	}
+	cfg := ConfigFromEnv("flag-model")
+	if cfg.Model != "flag-model" || cfg.APIKey != testKey || cfg.baseURL() != "http://localhost:8000/v1" {
+		t.Errorf("cfg = %#v", cfg)
+	}
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+		if s := sprintf(verb, cfg); strings.Contains(s, testKey) {
+			t.Errorf("%s of the config shows the key: %s", verb, s)
+		}
+	}
+}
+
+func sprintf(verb string, v any) string { return fmt.Sprintf(verb, v) }

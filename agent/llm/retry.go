@@ -1,0 +1,220 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// maxRetryAfter caps a server's Retry-After so a bad header cannot park a
+// run for hours; the caller's context can always cut it shorter.
+const maxRetryAfter = 2 * time.Minute
+
+// attemptInfo is what the transport saw of one attempt's response. go-openai
+// drops the headers of failed responses, so recordingDoer keeps them here.
+type attemptInfo struct {
+	status       int
+	retryAfter   string
+	retryAfterMs string
+}
+
+type attemptKey struct{}
+
+// recordingDoer notes the status and Retry-After of each response in the
+// attemptInfo carried by the request's context.
+type recordingDoer struct{ inner *http.Client }
+
+func (d *recordingDoer) Do(req *http.Request) (*http.Response, error) {
+	resp, err := d.inner.Do(req)
+	if resp != nil {
+		if info, ok := req.Context().Value(attemptKey{}).(*attemptInfo); ok {
+			info.status = resp.StatusCode
+			info.retryAfter = resp.Header.Get("Retry-After")
+			info.retryAfterMs = resp.Header.Get("Retry-After-Ms")
+		}
+	}
+	return resp, err
+}
+
+// withRetry runs attempts until one succeeds, a failure is permanent, the
+// attempts run out, or ctx ends.
+func (o *OpenAI) withRetry(ctx context.Context, creq openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	for attempt := 1; ; attempt++ {
+		resp, info, err := o.attempt(ctx, creq)
+		if err == nil {
+			return resp, nil
+		}
+		cerr := o.classify(ctx, info, err)
+		cerr.Attempts = attempt
+		if !cerr.Retryable {
+			return resp, cerr
+		}
+		if attempt >= o.cfg.MaxAttempts {
+			cerr.msg += " (gave up after " + strconv.Itoa(attempt) + " attempts)"
+			return resp, cerr
+		}
+		wait := o.backoff(attempt, info)
+		o.cfg.Logger.Warn("model call failed; retrying",
+			"model", o.cfg.Model, "attempt", attempt, "wait", wait, "err", cerr.msg)
+		if err := sleep(ctx, wait); err != nil {
+			return resp, o.cancelled(ctx)
+		}
+	}
+}
+
+func (o *OpenAI) attempt(ctx context.Context, creq openai.ChatCompletionRequest) (openai.ChatCompletionResponse, *attemptInfo, error) {
+	info := &attemptInfo{}
+	actx, cancel := context.WithTimeout(ctx, o.cfg.AttemptTimeout)
+	defer cancel()
+	actx = context.WithValue(actx, attemptKey{}, info)
+	resp, err := o.client.CreateChatCompletion(actx, creq)
+	if err != nil && actx.Err() != nil && ctx.Err() == nil {
+		err = errAttemptTimeout
+	}
+	return resp, info, err
+}
+
+var errAttemptTimeout = errors.New("attempt timed out")
+
+func (o *OpenAI) cancelled(ctx context.Context) *CallError {
+	e := o.newError(0, "model call to %s stopped: %v", o.cfg.BaseURL, ctx.Err())
+	e.cause = ctx.Err()
+	return e
+}
+
+// classify turns a failed attempt into a scrubbed CallError and decides
+// whether it is worth another try.
+func (o *OpenAI) classify(ctx context.Context, info *attemptInfo, err error) *CallError {
+	if ctx.Err() != nil {
+		return o.cancelled(ctx)
+	}
+	if errors.Is(err, errAttemptTimeout) {
+		e := o.newError(0, "no answer from %s within %s", o.cfg.BaseURL, o.cfg.AttemptTimeout)
+		e.Retryable = true
+		return e
+	}
+	status, detail, code := errorDetail(err)
+	if status == 0 {
+		status = info.status
+	}
+	if status == 0 {
+		return o.transportError(err)
+	}
+	return o.statusError(status, detail, code)
+}
+
+// errorDetail pulls the status, the server's message and its error code
+// from go-openai's error types.
+func errorDetail(err error) (status int, detail, code string) {
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	switch {
+	case errors.As(err, &apiErr):
+		c, _ := apiErr.Code.(string)
+		return apiErr.HTTPStatusCode, apiErr.Message, c
+	case errors.As(err, &reqErr):
+		return reqErr.HTTPStatusCode, string(reqErr.Body), ""
+	}
+	return 0, err.Error(), ""
+}
+
+func (o *OpenAI) statusError(status int, detail, code string) *CallError {
+	base, model, said := o.cfg.BaseURL, o.cfg.Model, clip(detail, 300)
+	var e *CallError
+	switch {
+	case status == http.StatusOK:
+		e = o.newError(status, "malformed response from %s: %s", base, said)
+	case status == http.StatusUnauthorized:
+		e = o.newError(status, "the API rejected the key: check OPENAI_API_KEY (%s said: %s)", base, said)
+	case status == http.StatusNotFound:
+		e = o.newError(status, "model %s not found at %s: check --model / SWE_ADEPT_MODEL (server said: %s)", model, base, said)
+	case status == http.StatusTooManyRequests && code == "insufficient_quota":
+		e = o.newError(status, "the API account behind OPENAI_API_KEY has no quota left: %s", said)
+	case status == http.StatusTooManyRequests:
+		e = o.newError(status, "rate limited by %s (429): %s", base, said)
+		e.Retryable = true
+	case status >= 500 || status == http.StatusRequestTimeout:
+		e = o.newError(status, "server error from %s (%d): %s", base, status, said)
+		e.Retryable = true
+	default:
+		e = o.newError(status, "%s rejected the request (%d): %s", base, status, said)
+	}
+	return e
+}
+
+// transportError covers failures with no HTTP response. A refused
+// connection is permanent (nothing listens); resets and time-outs are not.
+func (o *OpenAI) transportError(err error) *CallError {
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return o.newError(0, "cannot reach %s: connection refused (is the server running? check OPENAI_BASE_URL)", o.cfg.BaseURL)
+	}
+	var he interface{ Timeout() bool }
+	transient := errors.Is(err, syscall.ECONNRESET) || strings.Contains(err.Error(), "EOF") ||
+		(errors.As(err, &he) && he.Timeout())
+	if !transient {
+		return o.newError(0, "model call to %s failed: %v", o.cfg.BaseURL, err)
+	}
+	e := o.newError(0, "connection to %s failed: %v", o.cfg.BaseURL, err)
+	e.Retryable = true
+	return e
+}
+
+// backoff is the pause before the next attempt: the server's Retry-After
+// when it gave one, else exponential from BackoffBase with equal jitter, so
+// parallel agents hitting the same limit do not retry in lock step.
+func (o *OpenAI) backoff(attempt int, info *attemptInfo) time.Duration {
+	if d, ok := retryAfter(info, time.Now()); ok {
+		return d
+	}
+	d := o.cfg.BackoffBase
+	for i := 1; i < attempt && d < o.cfg.BackoffMax; i++ {
+		d *= 2
+	}
+	d = min(d, o.cfg.BackoffMax)
+	half := d / 2
+	return half + rand.N(half+1)
+}
+
+// retryAfter reads Retry-After-Ms (sent by OpenAI) or Retry-After, in
+// seconds or as an HTTP date.
+func retryAfter(info *attemptInfo, now time.Time) (time.Duration, bool) {
+	if ms, err := strconv.ParseFloat(strings.TrimSpace(info.retryAfterMs), 64); err == nil && ms >= 0 {
+		return min(time.Duration(ms*float64(time.Millisecond)), maxRetryAfter), true
+	}
+	v := strings.TrimSpace(info.retryAfter)
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		if secs < 0 {
+			return 0, false
+		}
+		return min(time.Duration(secs*float64(time.Second)), maxRetryAfter), true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return min(max(t.Sub(now), 0), maxRetryAfter), true
+	}
+	return 0, false
+}
+
+// sleep waits for d or until ctx ends, whichever is first.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,162 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Errors a Scripted model wraps, for errors.Is.
+var (
+	ErrDiverged        = errors.New("diverged from the script")
+	ErrScriptExhausted = errors.New("script exhausted")
+)
+
+// Scripted is a Model that plays a Script's turns in order against the real
+// tools: the choices are scripted, everything the tools compute is real. It
+// serves one conversation; concurrent calls are serialized.
+//
+// Its usage is estimated from message lengths (a quarter of the characters)
+// so the meters move, and it is priced at $0 (Priced true): a script costs
+// nothing, and "unpriced" would wrongly suggest a hidden bill.
+type Scripted struct {
+	script *Script
+	delay  time.Duration
+
+	mu    sync.Mutex
+	next  int // index of the turn to play next
+	calls int // tool call ids handed out so far
+}
+
+var _ Model = (*Scripted)(nil)
+
+// ScriptedOption tunes a Scripted model.
+type ScriptedOption func(*Scripted)
+
+// WithDelay pauses d before each turn so a demo plays at a watchable pace.
+// The pause ends early when the call's context does.
+func WithDelay(d time.Duration) ScriptedOption {
+	return func(s *Scripted) { s.delay = max(d, 0) }
+}
+
+// NewScripted plays s from its first turn.
+func NewScripted(s *Script, opts ...ScriptedOption) *Scripted {
+	m := &Scripted{script: s}
+	for _, o := range opts {
+		o(m)
+	}
+	return m
+}
+
+// Name is the script's model name, or "scripted".
+func (m *Scripted) Name() string {
+	if m.script.Model != "" {
+		return m.script.Model
+	}
+	return "scripted"
+}
+
+// Played is how many turns have been answered.
+func (m *Scripted) Played() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.next
+}
+
+// Remaining is how many turns are left to play.
+func (m *Scripted) Remaining() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.script.Turns) - m.next
+}
+
+// Complete answers with the next turn. A turn is consumed only when it is
+// answered, so a call cut short by ctx can be repeated.
+func (m *Scripted) Complete(ctx context.Context, req Request) (Response, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return Response{}, err
+	}
+	if m.next >= len(m.script.Turns) {
+		return Response{}, fmt.Errorf("%w after %d turns (%s): the agent asked for another turn", ErrScriptExhausted, len(m.script.Turns), m.Name())
+	}
+	n, turn := m.next+1, m.script.Turns[m.next]
+	if err := checkTurn(n, turn, req); err != nil {
+		return Response{}, err
+	}
+	if err := sleep(ctx, m.delay); err != nil {
+		return Response{}, err
+	}
+	msg, err := m.message(turn)
+	if err != nil {
+		return Response{}, fmt.Errorf("script turn %d: %w", n, err)
+	}
+	m.next++
+	usage := Usage{
+		PromptTokens:     estimateTokens(req.Messages...),
+		CompletionTokens: estimateTokens(msg),
+		Priced:           true,
+	}
+	return Response{Message: msg, Usage: usage}, nil
+}
+
+func (m *Scripted) message(turn Turn) (Message, error) {
+	msg := Message{Role: Assistant, Content: turn.Content}
+	ids := m.calls
+	for _, c := range turn.ToolCalls {
+		args, err := c.argumentString()
+		if err != nil {
+			return Message{}, err
+		}
+		ids++
+		msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: fmt.Sprintf("call_%d", ids), Name: c.Name, Arguments: args})
+	}
+	m.calls = ids
+	return msg, nil
+}
+
+// checkTurn reports where the run left the script: a tool result that lacks
+// what the turn expects, or a call to a tool the agent does not offer.
+func checkTurn(n int, turn Turn, req Request) error {
+	if turn.Expect != "" {
+		obs := lastObservation(req.Messages)
+		if !strings.Contains(obs, turn.Expect) {
+			return fmt.Errorf("script turn %d expects the last tool result to contain %q, but it reads %q (%w)",
+				n, turn.Expect, clip(obs, 200), ErrDiverged)
+		}
+	}
+	for _, c := range turn.ToolCalls {
+		if !offers(req.Tools, c.Name) {
+			return fmt.Errorf("script turn %d calls tool %s, which this agent does not offer (%w)", n, c.Name, ErrDiverged)
+		}
+	}
+	return nil
+}
+
+// lastObservation joins the tool results after the last assistant message.
+func lastObservation(msgs []Message) string {
+	var parts []string
+	for i := len(msgs) - 1; i >= 0 && msgs[i].Role != Assistant; i-- {
+		if msgs[i].Role == ToolRole {
+			parts = append(parts, msgs[i].Content)
+		}
+	}
+	// Collected backwards; restore the order the tools answered in.
+	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
+		parts[i], parts[j] = parts[j], parts[i]
+	}
+	return strings.Join(parts, "\n")
+}
+
+func offers(tools []Tool, name string) bool {
+	for _, t := range tools {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}
