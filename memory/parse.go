@@ -26,6 +26,9 @@ const MaxItems = 200
 //   - a bulleted line without a tag is pending;
 //   - a line that is not an item but follows one (indented, or directly below it) continues it;
 //   - blank lines, headings, rules, code fences and prose before the first item are ignored;
+//   - so is every line under a heading that starts with "Dropped" (how the renderers set apart
+//     items kept only for their work) up to the next heading: moving such a line into the list
+//     revives the item;
 //   - if no line has a bullet or tag, every non-blank text line is a pending item.
 //
 // Trailing annotations this package renders, "(h1, branch …)" or "(t2, checkpoint …)", are
@@ -52,7 +55,12 @@ func ParseStatusList(md string) ([]Item, error) {
 			len(items), items[MaxItems].Line, MaxItems+1, MaxItems)
 	}
 	for i := range items {
-		items[i].Content = strings.Join(strings.Fields(items[i].Content), " ")
+		// Again after joining continuations, so no content ends in an annotation.
+		content, ref := stripAnnotation(normSpace(items[i].Content))
+		items[i].Content = content
+		if items[i].Ref == "" {
+			items[i].Ref = ref
+		}
 	}
 	return items, nil
 }
@@ -62,6 +70,7 @@ type listParser struct {
 	plain     []Item // text lines kept in case the whole list has no bullets or tags
 	cur       *Item  // item that a continuation line would join
 	prevBlank bool
+	inDropped bool // under a "Dropped" heading
 	firstLine int // first non-blank line, for the error when nothing parses
 	firstText string
 }
@@ -79,6 +88,12 @@ func (p *listParser) line(n int, raw string) {
 	p.prevBlank = false
 	if ignorable(text) {
 		p.cur = nil
+		if strings.HasPrefix(text, "#") {
+			p.inDropped = droppedHeading.MatchString(text)
+		}
+		return
+	}
+	if p.inDropped {
 		return
 	}
 	if it, ok := parseItemLine(n, text); ok {
@@ -181,21 +196,31 @@ func cutTag(text string) (Status, bool, string) {
 }
 
 var (
+	droppedHeading = regexp.MustCompile(`(?i)^#+\s*dropped\b`)
 	// "(h1)", "(h1, branch x)", "(t2, checkpoint 3f2a1c4: msg)", as rendered by this package.
-	idAnnotation = regexp.MustCompile(`^(.*)\s\(([hHtT][0-9]+)((?:,[^\n]*)?)\)\s*$`)
+	idAnnotation = regexp.MustCompile(`^(.*\S)\s+\(([hHtT][0-9]+)((?:,[^()]*(?:\([^()]*\)[^()]*)*)?)\)\s*$`)
 	// The same without the id, in case the model kept only the rest.
-	bareAnnotation = regexp.MustCompile(`^(.*?)\s*\((?:branch|checkpoint|dropped)\b[^\n]*\)\s*$`)
+	bareAnnotation = regexp.MustCompile(`^(.*\S)\s+\((?:branch \S*/\S*|checkpoint [0-9a-fA-F]{4,64}\b[^()]*(?:\([^()]*\)[^()]*)*)\)\s*$`)
 )
 
-// stripAnnotation removes a trailing annotation this package renders and returns its id.
+// stripAnnotation removes the trailing annotations this package renders, repeatedly, so that its
+// result never ends in one (which keeps render and parse stable), and returns the last id found.
 func stripAnnotation(text string) (string, string) {
-	if m := idAnnotation.FindStringSubmatch(text); m != nil && strings.TrimSpace(m[1]) != "" {
-		return strings.TrimSpace(m[1]), strings.ToLower(m[2])
+	ref := ""
+	for {
+		if m := idAnnotation.FindStringSubmatch(text); m != nil {
+			text = strings.TrimSpace(m[1])
+			if ref == "" {
+				ref = strings.ToLower(m[2])
+			}
+			continue
+		}
+		if m := bareAnnotation.FindStringSubmatch(text); m != nil {
+			text = strings.TrimSpace(m[1])
+			continue
+		}
+		return text, ref
 	}
-	if m := bareAnnotation.FindStringSubmatch(text); m != nil && strings.TrimSpace(m[1]) != "" {
-		return strings.TrimSpace(m[1]), ""
-	}
-	return text, ""
 }
 
 func clip(s string, n int) string {
