@@ -71,7 +71,7 @@ type listParser struct {
 	cur       *Item  // item that a continuation line would join
 	prevBlank bool
 	inDropped bool // under a "Dropped" heading
-	firstLine int // first non-blank line, for the error when nothing parses
+	firstLine int  // first non-blank line, for the error when nothing parses
 	firstText string
 }
 

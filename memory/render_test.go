@@ -3,8 +3,8 @@ package memory
 import (
 	"flag"
 	"os"
-	"reflect"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 )
