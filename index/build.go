@@ -1,0 +1,146 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+)
+
+// DefaultMaxFileSize is the size above which a file is not parsed but cut
+// into plain chunks: one 1.5 MB generated file can cost as much as
+// hundreds of ordinary ones.
+const DefaultMaxFileSize = 1 << 20
+
+// Options tune Build. The zero value is ready to use.
+type Options struct {
+	// Progress, if set, is called from Build's goroutine as files are
+	// read and parsed: done of total.
+	Progress func(done, total int)
+	// MaxFileSize: files larger are indexed as plain chunks without
+	// parsing. 0 means DefaultMaxFileSize; negative means no limit.
+	MaxFileSize int64
+	// NoCache neither reads nor writes the on-disk cache.
+	NoCache bool
+	// Workers is how many files are parsed at once; 0 means one per CPU.
+	Workers int
+	// Logger receives skipped files and cache problems; nil discards.
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxFileSize == 0 {
+		o.MaxFileSize = DefaultMaxFileSize
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.NumCPU()
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return o
+}
+
+// Build indexes the repository at root: every source file of a supported
+// language becomes code units linked by contains and invokes edges. Files
+// that cannot be indexed are counted in Stats().Skipped and logged; only a
+// bad root, a cancelled context or a broken grammar stop it.
+func Build(ctx context.Context, root string, opts Options) (*Index, error) {
+	start := time.Now()
+	opts = opts.withDefaults()
+	abs, err := checkRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	cands, skipped, err := walk(ctx, abs, opts.Logger)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: %w", abs, err)
+	}
+	cache := openCache(abs, opts)
+	res, err := extractAll(ctx, cands, cache, opts)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: %w", abs, err)
+	}
+	saved := cache.saveAsync(res)
+	ix := assemble(abs, res, opts.Workers)
+	st := &ix.stats
+	st.Skipped = skipped
+	for _, f := range res.files {
+		countFlags(st.Skipped, f.Flags)
+	}
+	for reason, n := range res.skipped {
+		st.Skipped[reason] += n
+	}
+	st.Parsed = res.parsed
+	st.Cache = cache.kind(res)
+	if err := <-saved; err != nil {
+		opts.Logger.Warn("index: cache not saved", "err", err)
+	}
+	st.Seconds = time.Since(start).Seconds()
+	return ix, nil
+}
+
+func checkRoot(root string) (string, error) {
+	if root == "" {
+		return "", errors.New("index: no repository directory given")
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", fmt.Errorf("index %s: %w", root, err)
+	}
+	info, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("index %s: %w", root, err)
+	}
+	if !info.IsDir() {
+		return "", fmt.Errorf("index %s: not a directory", root)
+	}
+	return abs, nil
+}
+
+func countFlags(skipped map[string]int, flags uint8) {
+	if flags&flagSyntaxError != 0 {
+		skipped[SkipSyntaxError]++
+	}
+	if flags&flagNonUTF8 != 0 {
+		skipped[SkipNonUTF8]++
+	}
+	if flags&flagTooLarge != 0 {
+		skipped[SkipTooLarge]++
+	}
+}
+
+// assemble links the raw files and makes the Index.
+func assemble(root string, res *extractResult, workers int) *Index {
+	r := newResolver(filepath.Base(root), res.files, workers)
+	for _, l := range languages {
+		l.resolve(r)
+	}
+	files := make([]*File, len(res.files))
+	sources := make(map[string][]byte, len(res.files))
+	st := Stats{Languages: map[string]int{}}
+	for i, rf := range res.files {
+		f := &File{Path: rf.Path, Lang: rf.Lang, Lines: rf.Lines, Size: rf.Size, Units: make([]string, len(rf.Units))}
+		lo, _ := r.fileUnits(i)
+		for j := range rf.Units {
+			f.Units[j] = r.units[lo+int32(j)].ID
+		}
+		files[i] = f
+		sources[rf.Path] = res.sources[i]
+		st.Languages[rf.Lang]++
+		st.Lines += rf.Lines
+	}
+	for _, u := range r.units {
+		st.Edges += len(u.Children)
+	}
+	ix := New(root, files, r.units, sources)
+	st.Files, st.Units = len(files), len(r.units)
+	st.ResolvedCalls, st.UnresolvedCalls = r.totals()
+	ix.stats = st
+	return ix
+}

@@ -1,0 +1,141 @@
+package index
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+)
+
+// fileCache holds the previous run's raw extractions, keyed by path and
+// checked by size and content hash. Resolution is always redone over every
+// file: it is cheap next to parsing, and it keeps edges into an edited
+// file right without tracking who depends on whom.
+type fileCache struct {
+	path    string
+	maxSize int64
+	log     *slog.Logger
+	off     bool
+
+	done    chan struct{}
+	loaded  bool
+	entries map[string]cacheEntry
+}
+
+type cacheEntry struct {
+	key fileKey
+	raw *rawFile
+}
+
+func openCache(root string, opts Options) *fileCache {
+	c := &fileCache{maxSize: opts.MaxFileSize, log: opts.Logger, off: opts.NoCache, done: make(chan struct{})}
+	if c.off {
+		close(c.done)
+		return c
+	}
+	p, err := cachePath(root)
+	if err != nil {
+		c.log.Warn("index: no cache", "err", err)
+		c.off = true
+		close(c.done)
+		return c
+	}
+	c.path = p
+	go c.load() // overlaps with the walk
+	return c
+}
+
+func (c *fileCache) load() {
+	defer close(c.done)
+	data, err := os.ReadFile(c.path)
+	if err != nil {
+		if !os.IsNotExist(err) {
+			c.log.Warn("index: cache unreadable, rebuilding", "path", c.path, "err", err)
+		}
+		return
+	}
+	entries, err := decodeCache(data, c.maxSize)
+	if err != nil {
+		c.log.Warn("index: cache ignored, rebuilding", "path", c.path, "err", err)
+		return
+	}
+	c.entries, c.loaded = entries, true
+}
+
+func (c *fileCache) wait() { <-c.done }
+
+// lookup returns the cached extraction of a file if its content is unchanged.
+func (c *fileCache) lookup(rel, lang string, key fileKey) *rawFile {
+	if c.entries == nil {
+		return nil
+	}
+	e, ok := c.entries[rel]
+	if !ok || e.key.size != key.size || e.key.hash != key.hash || e.raw.Lang != lang {
+		return nil
+	}
+	return e.raw
+}
+
+// kind names how much of the cache this run used.
+func (c *fileCache) kind(res *extractResult) string {
+	switch {
+	case c.off || !c.loaded:
+		return "cold"
+	case res.parsed == 0:
+		return "warm"
+	default:
+		return "incremental"
+	}
+}
+
+// saveAsync writes the cache while resolution runs; the channel yields the
+// outcome. Nothing is written when nothing changed.
+func (c *fileCache) saveAsync(res *extractResult) <-chan error {
+	out := make(chan error, 1)
+	if c.off || (c.loaded && res.parsed == 0 && len(c.entries) == len(res.files) && sameKeys(c.entries, res)) {
+		out <- nil
+		return out
+	}
+	go func() { out <- c.save(res) }()
+	return out
+}
+
+func sameKeys(entries map[string]cacheEntry, res *extractResult) bool {
+	for i, f := range res.files {
+		if e, ok := entries[f.Path]; !ok || e.key != res.keys[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *fileCache) save(res *extractResult) error {
+	data := encodeCache(res, c.maxSize)
+	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
+		return fmt.Errorf("save index cache: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(c.path), ".index-*.tmp")
+	if err != nil {
+		return fmt.Errorf("save index cache: %w", err)
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("save index cache %s: %w", c.path, firstErr(werr, cerr))
+	}
+	if err := os.Rename(tmp.Name(), c.path); err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("save index cache %s: %w", c.path, err)
+	}
+	return nil
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}

@@ -1,0 +1,130 @@
+package index
+
+import (
+	"context"
+	"hash/crc32"
+	"os"
+	"sort"
+	"sync"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// contentHash is the cache's content check: CRC-32C runs at memory speed
+// on this hardware, so checking every file costs little next to reading it.
+func contentHash(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+// extractResult is every kept file's raw units and bytes, in path order.
+type extractResult struct {
+	files   []*rawFile
+	sources [][]byte
+	keys    []fileKey
+	parsed  int
+	skipped map[string]int
+}
+
+// fileKey is what decides whether a cached extraction is still good.
+type fileKey struct {
+	size  int64
+	mtime int64
+	hash  uint32
+}
+
+type extractOut struct {
+	raw    *rawFile
+	src    []byte
+	key    fileKey
+	parsed bool
+	skip   string
+	err    error
+}
+
+// extractAll reads every candidate and parses the ones the cache does not
+// vouch for, on opts.Workers goroutines, each with its own parser.
+func extractAll(ctx context.Context, cands []candidate, cache *fileCache, opts Options) (*extractResult, error) {
+	sort.Slice(cands, func(i, j int) bool { return cands[i].rel < cands[j].rel })
+	cache.wait()
+	outs := make([]extractOut, len(cands))
+	jobs := make(chan int, len(cands))
+	for i := range cands {
+		jobs <- i
+	}
+	close(jobs)
+	done := make(chan struct{}, len(cands))
+	var wg sync.WaitGroup
+	for w := 0; w < opts.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := newParser()
+			defer p.close()
+			for i := range jobs {
+				if ctx.Err() == nil {
+					outs[i] = extractOne(ctx, p, &cands[i], cache, opts)
+				}
+				done <- struct{}{}
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(done) }()
+	n := 0
+	for range done {
+		n++
+		if opts.Progress != nil {
+			opts.Progress(n, len(cands))
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return collect(outs, cands, opts)
+}
+
+func collect(outs []extractOut, cands []candidate, opts Options) (*extractResult, error) {
+	res := &extractResult{skipped: map[string]int{}}
+	for i := range outs {
+		o := &outs[i]
+		if o.err != nil {
+			return nil, o.err
+		}
+		if o.skip != "" {
+			res.skipped[o.skip]++
+			opts.Logger.Debug("index: skipping", "path", cands[i].rel, "reason", o.skip)
+			continue
+		}
+		res.files = append(res.files, o.raw)
+		res.sources = append(res.sources, o.src)
+		res.keys = append(res.keys, o.key)
+		if o.parsed {
+			res.parsed++
+		}
+	}
+	return res, nil
+}
+
+func extractOne(ctx context.Context, p *parser, c *candidate, cache *fileCache, opts Options) extractOut {
+	src, err := os.ReadFile(c.abs)
+	if err != nil {
+		opts.Logger.Warn("index: unreadable file", "path", c.rel, "err", err)
+		return extractOut{skip: SkipUnreadable}
+	}
+	if reason := sniff(src); reason != "" {
+		return extractOut{skip: reason}
+	}
+	key := fileKey{size: int64(len(src)), mtime: c.mtime, hash: contentHash(src)}
+	if raw := cache.lookup(c.rel, c.lang.name, key); raw != nil {
+		return extractOut{raw: raw, src: src, key: key}
+	}
+	raw, err := p.extractFile(ctx, c.lang, c.rel, src, opts.MaxFileSize)
+	if err != nil {
+		if ctx.Err() != nil {
+			return extractOut{err: ctx.Err()}
+		}
+		// A parser failure on one file must not stop the index: keep the
+		// file as plain chunks.
+		opts.Logger.Warn("index: parse failed", "path", c.rel, "err", err)
+		raw = &rawFile{Path: c.rel, Lang: c.lang.name, Lines: countLines(src), Size: int64(len(src)), Flags: flagSyntaxError}
+		raw.Units = makeChunks(src, nil, raw.Lines)
+	}
+	return extractOut{raw: raw, src: src, key: key, parsed: true}
+}

@@ -1,0 +1,52 @@
+package index
+
+import (
+	"path"
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// language is everything the index knows about one programming language.
+// Adding a language means one more file that fills this in: its extensions,
+// its grammar, one tree-sitter query, the extractor that turns the query's
+// captures into raw units, and the resolver that links its calls.
+type language struct {
+	name    string
+	exts    []string
+	grammar func() *sitter.Language
+	// query is compiled once per parser goroutine (queries are not shared
+	// across threads by the bindings).
+	query string
+	// extract turns one parsed file into raw units, calls and imports.
+	extract func(x *extraction)
+	// resolve links the calls of this language's files once every file is
+	// known; it runs after all files are extracted.
+	resolve func(r *resolver)
+}
+
+// languages lists the supported languages; the order is the order of
+// resolution and of nothing else.
+var languages = []*language{pythonLang}
+
+// langForPath picks the language of a file by its extension.
+func langForPath(p string) *language {
+	ext := strings.ToLower(path.Ext(p))
+	for _, l := range languages {
+		for _, e := range l.exts {
+			if e == ext {
+				return l
+			}
+		}
+	}
+	return nil
+}
+
+func langByName(name string) *language {
+	for _, l := range languages {
+		if l.name == name {
+			return l
+		}
+	}
+	return nil
+}

@@ -1,0 +1,96 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"unicode/utf8"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// parser is one goroutine's tree-sitter state: a parser and compiled query
+// per language. Tree-sitter parsers and cursors are not safe to share.
+type parser struct {
+	langs map[string]*langParser
+	qc    *sitter.QueryCursor
+}
+
+type langParser struct {
+	p *sitter.Parser
+	q *sitter.Query
+}
+
+func newParser() *parser {
+	return &parser{langs: map[string]*langParser{}, qc: sitter.NewQueryCursor()}
+}
+
+func (p *parser) close() {
+	for _, lp := range p.langs {
+		lp.q.Close()
+		lp.p.Close()
+	}
+	p.qc.Close()
+}
+
+func (p *parser) forLang(l *language) (*langParser, error) {
+	if lp, ok := p.langs[l.name]; ok {
+		return lp, nil
+	}
+	q, err := sitter.NewQuery([]byte(l.query), l.grammar())
+	if err != nil {
+		return nil, fmt.Errorf("compile %s query: %w", l.name, err)
+	}
+	sp := sitter.NewParser()
+	sp.SetLanguage(l.grammar())
+	lp := &langParser{p: sp, q: q}
+	p.langs[l.name] = lp
+	return lp, nil
+}
+
+// extractFile turns one file's bytes into its raw units. Files above
+// maxSize are not parsed: they become plain chunks, since one huge
+// generated file can cost more than the rest of a repository.
+func (p *parser) extractFile(ctx context.Context, l *language, path string, src []byte, maxSize int64) (*rawFile, error) {
+	rf := &rawFile{Path: path, Lang: l.name, Lines: countLines(src), Size: int64(len(src))}
+	if !utf8.Valid(src) {
+		rf.Flags |= flagNonUTF8
+	}
+	if maxSize > 0 && int64(len(src)) > maxSize {
+		rf.Flags |= flagTooLarge
+		rf.Units = makeChunks(src, nil, rf.Lines)
+		return rf, nil
+	}
+	lp, err := p.forLang(l)
+	if err != nil {
+		return nil, err
+	}
+	parsed := src
+	if rf.Flags&flagNonUTF8 != 0 {
+		// Legacy sources are most often Latin-1 (PEP 263 coding lines);
+		// decoding them keeps names like "café" whole, and lines stay where
+		// they were because newlines are untouched.
+		parsed = latin1ToUTF8(src)
+	}
+	tree, err := lp.p.ParseCtx(ctx, nil, parsed)
+	if err != nil {
+		return nil, fmt.Errorf("parse %s: %w", path, err)
+	}
+	defer tree.Close()
+	root := tree.RootNode()
+	if root.HasError() {
+		rf.Flags |= flagSyntaxError
+	}
+	x := &extraction{src: parsed, root: root, query: lp.q, qc: p.qc, out: rf}
+	p.qc.Exec(lp.q, root)
+	l.extract(x)
+	return rf, nil
+}
+
+// latin1ToUTF8 reads every byte as a Latin-1 code point.
+func latin1ToUTF8(src []byte) []byte {
+	out := make([]byte, 0, len(src)+len(src)/8)
+	for _, b := range src {
+		out = utf8.AppendRune(out, rune(b))
+	}
+	return out
+}

@@ -1,0 +1,64 @@
+package index
+
+// rawFile is what parsing one file yields before any cross-file
+// resolution. It depends on the file's bytes alone, which is what makes it
+// cacheable: a warm run loads these and only redoes resolution.
+type rawFile struct {
+	Path  string
+	Lang  string
+	Lines int
+	Size  int64
+	// Flags record why the file was indexed specially (syntax error,
+	// non-UTF-8, too large to parse).
+	Flags   uint8
+	Pkg     string // Go: package clause name
+	Units   []rawUnit
+	Imports []rawImport
+}
+
+const (
+	flagSyntaxError uint8 = 1 << iota
+	flagNonUTF8
+	flagTooLarge
+)
+
+// rawUnit is a unit as extracted from one file: calls are still names.
+type rawUnit struct {
+	Kind Kind
+	Name string
+	// Qual is the unique qualified name within the file (the ID's part after
+	// "path:"); QualName is the same without the "#N" that tells apart
+	// repeated definitions.
+	Qual     string
+	QualName string
+	Start    int
+	End      int
+	Sig      string
+	Parent   int // index into rawFile.Units, -1 at top level
+	Bases    []string
+	Calls    []rawCall
+	// Go methods: the receiver's type name and variable.
+	Recv    string
+	RecvVar string
+}
+
+// rawCall is one distinct callee expression of a unit, as written with
+// white space removed (e.g. "self.save", "super().__init__", "os.path.join").
+// Count is how many call sites share it; Line is the first.
+type rawCall struct {
+	Name  string
+	Line  int
+	Count int
+}
+
+// rawImport is one imported name. Python: `from ..a.b import c as d` is
+// {Module: "a.b", Level: 2, Name: "c", Alias: "d"}; `import a.b` is
+// {Module: "a.b"}; `from m import *` has Name "*". Go: Module is the import
+// path, Alias the explicit package name if any.
+type rawImport struct {
+	Module string
+	Level  int
+	Name   string
+	Alias  string
+	Line   int
+}

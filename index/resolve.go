@@ -1,0 +1,160 @@
+package index
+
+import (
+	"runtime"
+	"sync"
+)
+
+// resolver turns raw files into linked units. Units are numbered globally
+// (file by file, in source order); a unit's members (methods, nested defs)
+// and each file's top-level names are found through one map keyed by
+// (scope, name), where a file's scope is -(file index + 1).
+type resolver struct {
+	files []*rawFile
+	// rootBase is the root directory's name: a root that is itself a
+	// Python package is imported under it.
+	rootBase string
+	offs     []int32 // first global unit index of each file
+	units    []*Unit
+	raw      []*rawUnit
+	parent   []int32
+	fileOf   []int32
+	members  map[scopeName]int32
+	workers  int
+
+	counts []callCounts // per file, summed at the end
+}
+
+type scopeName struct {
+	scope int32
+	name  string
+}
+
+type callCounts struct{ resolved, unresolved int }
+
+func fileScope(f int) int32 { return -int32(f) - 1 }
+
+// newResolver creates the Unit values with IDs, parents and contains edges;
+// calls are linked by each language's resolve.
+func newResolver(rootBase string, files []*rawFile, workers int) *resolver {
+	r := &resolver{files: files, rootBase: rootBase, offs: make([]int32, len(files)), workers: workers, counts: make([]callCounts, len(files))}
+	n := 0
+	for i, f := range files {
+		r.offs[i] = int32(n)
+		n += len(f.Units)
+	}
+	r.units = make([]*Unit, n)
+	r.raw = make([]*rawUnit, n)
+	r.parent = make([]int32, n)
+	r.fileOf = make([]int32, n)
+	r.members = make(map[scopeName]int32, n)
+	block := make([]Unit, n) // one allocation for every unit
+	for fi, f := range files {
+		for j := range f.Units {
+			ru := &f.Units[j]
+			g := r.offs[fi] + int32(j)
+			u := &block[g]
+			*u = Unit{
+				ID: f.Path + ":" + ru.Qual, Kind: ru.Kind, Name: ru.Name, QualName: ru.QualName,
+				Path: f.Path, Start: ru.Start, End: ru.End, Signature: ru.Sig, Bases: ru.Bases,
+			}
+			r.units[g], r.raw[g], r.fileOf[g] = u, ru, int32(fi)
+			r.parent[g] = -1
+			if ru.Parent >= 0 {
+				r.setParent(g, r.offs[fi]+int32(ru.Parent))
+			} else if ru.Kind != KindChunk {
+				r.members[scopeName{fileScope(fi), ru.Name}] = g
+			}
+		}
+	}
+	return r
+}
+
+// setParent links child under parent: Parent ID, a contains edge, and a
+// member entry so that names resolve through the parent.
+func (r *resolver) setParent(child, parent int32) {
+	r.parent[child] = parent
+	c, p := r.units[child], r.units[parent]
+	c.Parent = p.ID
+	p.Children = append(p.Children, Edge{ID: c.ID, Rel: Contains, Line: c.Start})
+	r.members[scopeName{parent, c.Name}] = child
+}
+
+// link records that unit u calls unit target at line.
+func (r *resolver) link(u, target int32, line int) {
+	pu := r.units[u]
+	id := r.units[target].ID
+	for _, e := range pu.Children {
+		if e.Rel == Invokes && e.ID == id {
+			return
+		}
+	}
+	pu.Children = append(pu.Children, Edge{ID: id, Rel: Invokes, Line: line})
+}
+
+func (r *resolver) unresolved(u int32, c *rawCall) {
+	r.units[u].Unresolved = append(r.units[u].Unresolved, Call{Name: c.Name, Line: c.Line})
+	r.counts[r.fileOf[u]].unresolved += c.Count
+}
+
+func (r *resolver) resolvedCall(u int32, c *rawCall) {
+	r.counts[r.fileOf[u]].resolved += c.Count
+}
+
+// eachFile runs fn over the files of one language on the resolver's
+// workers. fn may write only to the units of its own file.
+func (r *resolver) eachFile(lang string, fn func(f int)) {
+	workers := r.workers
+	if workers < 1 {
+		workers = runtime.NumCPU()
+	}
+	next := make(chan int, len(r.files))
+	for i, f := range r.files {
+		if f.Lang == lang {
+			next <- i
+		}
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for f := range next {
+				fn(f)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// fileUnits is the global index range of a file's units.
+func (r *resolver) fileUnits(f int) (int32, int32) {
+	return r.offs[f], r.offs[f] + int32(len(r.files[f].Units))
+}
+
+func (r *resolver) kind(u int32) Kind { return r.units[u].Kind }
+
+// totals sums the per-file call counts.
+func (r *resolver) totals() (resolved, unresolved int) {
+	for _, c := range r.counts {
+		resolved += c.resolved
+		unresolved += c.unresolved
+	}
+	return resolved, unresolved
+}
+
+// isDotted reports whether s is a plain dotted name (a.b.c), the only
+// callee shape resolution follows.
+func isDotted(s string) bool {
+	if s == "" || s[0] == '.' || s[len(s)-1] == '.' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '.' && c != '_' && !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && !(c >= '0' && c <= '9') && c < 0x80 {
+			return false
+		}
+	}
+	return true
+}

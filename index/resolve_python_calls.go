@@ -1,0 +1,233 @@
+package index
+
+import "strings"
+
+// lookupInModule finds name as an attribute of module mod: a top-level
+// definition of its file, a name its file imports (re-exports), a
+// submodule, or a name from one of its star imports. mod "" is the top of
+// the tree.
+func (p *pyResolver) lookupInModule(mod, name string, hops int) pyTarget {
+	if hops > maxHops {
+		return noTarget
+	}
+	f, hasFile := -1, false
+	if mod != "" {
+		f, hasFile = p.modules[mod]
+	}
+	if hasFile {
+		if u, ok := p.members[scopeName{fileScope(f), name}]; ok {
+			return pyTarget{unit: u}
+		}
+		if b, ok := p.binds[f][name]; ok && !(b.mod == mod && b.name == name) {
+			if t := p.resolveBinding(b, hops+1); t.ok() {
+				return t
+			}
+		}
+	}
+	sub := name
+	if mod != "" {
+		sub = mod + "." + name
+	}
+	if _, ok := p.modules[sub]; ok || p.pkgs[sub] {
+		return pyTarget{unit: -1, mod: sub}
+	}
+	if hasFile {
+		for _, s := range p.stars[f] {
+			if s == mod {
+				continue
+			}
+			if t := p.lookupInModule(s, name, hops+1); t.ok() {
+				return t
+			}
+		}
+	}
+	return noTarget
+}
+
+func (p *pyResolver) resolveBinding(b pyBinding, hops int) pyTarget {
+	if b.name == "" {
+		if _, ok := p.modules[b.mod]; ok || p.pkgs[b.mod] {
+			return pyTarget{unit: -1, mod: b.mod}
+		}
+		return noTarget
+	}
+	return p.lookupInModule(b.mod, b.name, hops)
+}
+
+// lookupName resolves a bare name used in unit u of file f, Python's way:
+// a class body sees its own names; functions see their own nested
+// definitions and those of enclosing functions (not of enclosing classes);
+// then the module's definitions, imports and star imports.
+func (p *pyResolver) lookupName(f int, u int32, name string) pyTarget {
+	if u >= 0 && p.kind(u) == KindClass {
+		if m, ok := p.members[scopeName{u, name}]; ok {
+			return pyTarget{unit: m}
+		}
+	}
+	for s := u; s >= 0; s = p.parent[s] {
+		if k := p.kind(s); k == KindFunction || k == KindMethod {
+			if m, ok := p.members[scopeName{s, name}]; ok {
+				return pyTarget{unit: m}
+			}
+		}
+	}
+	if m, ok := p.members[scopeName{fileScope(f), name}]; ok {
+		return pyTarget{unit: m}
+	}
+	if b, ok := p.binds[f][name]; ok {
+		return p.resolveBinding(b, 0)
+	}
+	for _, s := range p.stars[f] {
+		if t := p.lookupInModule(s, name, 1); t.ok() {
+			return t
+		}
+	}
+	return noTarget
+}
+
+// attr follows one ".name" from a target: a module's attribute or a
+// class's member (its own or inherited).
+func (p *pyResolver) attr(t pyTarget, name string) pyTarget {
+	switch {
+	case t.unit >= 0:
+		if p.kind(t.unit) != KindClass {
+			return noTarget
+		}
+		if m := p.classMember(t.unit, name); m >= 0 {
+			return pyTarget{unit: m}
+		}
+		return noTarget
+	case t.mod != "":
+		return p.lookupInModule(t.mod, name, 0)
+	}
+	return noTarget
+}
+
+// classMember finds a method or nested class in a class or, depth-first
+// and left to right, in its bases: close enough to Python's MRO for
+// navigation.
+func (p *pyResolver) classMember(c int32, name string) int32 {
+	var seen [maxHops]int32
+	return p.memberDFS(c, name, seen[:0])
+}
+
+func (p *pyResolver) memberDFS(c int32, name string, seen []int32) int32 {
+	if m, ok := p.members[scopeName{c, name}]; ok {
+		return m
+	}
+	if !p.fullMRO || len(seen) >= maxHops-1 {
+		return -1
+	}
+	for _, s := range seen {
+		if s == c {
+			return -1
+		}
+	}
+	seen = append(seen, c)
+	for _, b := range p.bases[c] {
+		if m := p.memberDFS(b, name, seen); m >= 0 {
+			return m
+		}
+	}
+	return -1
+}
+
+// enclosingClass is the nearest class around unit u, -1 if none.
+func (p *pyResolver) enclosingClass(u int32) int32 {
+	for s := u; s >= 0; s = p.parent[s] {
+		if p.kind(s) == KindClass {
+			return s
+		}
+	}
+	return -1
+}
+
+// resolveDotted resolves "a.b.c" as seen from unit u of file f.
+func (p *pyResolver) resolveDotted(f int, u int32, name string) pyTarget {
+	head, rest, more := strings.Cut(name, ".")
+	var t pyTarget
+	switch {
+	case (head == "self" || head == "cls") && more:
+		c := p.enclosingClass(u)
+		if c < 0 {
+			return noTarget
+		}
+		t = pyTarget{unit: c}
+	default:
+		t = p.lookupName(f, u, head)
+	}
+	for more && t.ok() {
+		head, rest, more = strings.Cut(rest, ".")
+		t = p.attr(t, head)
+	}
+	return t
+}
+
+// resolveBases resolves each class's written bases to classes of the repo,
+// in the scope around the class.
+func (p *pyResolver) resolveBases(f int) {
+	lo, hi := p.fileUnits(f)
+	for g := lo; g < hi; g++ {
+		u := p.units[g]
+		if u.Kind != KindClass || len(u.Bases) == 0 {
+			continue
+		}
+		for _, b := range u.Bases {
+			if i := strings.IndexByte(b, '['); i > 0 {
+				b = b[:i] // Generic[T] -> Generic
+			}
+			if !isDotted(b) {
+				continue
+			}
+			t := p.resolveDotted(f, p.parent[g], b)
+			if t.unit >= 0 && t.unit != g && p.kind(t.unit) == KindClass {
+				p.bases[g] = append(p.bases[g], t.unit)
+			}
+		}
+	}
+}
+
+// resolveCalls links every call of a file's units. Calling a class links
+// the class and, when it (or a base) defines one, its __init__: the class
+// is where a reader lands, the initializer is the code that runs.
+func (p *pyResolver) resolveCalls(f int) {
+	lo, hi := p.fileUnits(f)
+	for g := lo; g < hi; g++ {
+		ru := p.raw[g]
+		for i := range ru.Calls {
+			c := &ru.Calls[i]
+			t := p.resolveCall(f, g, c.Name)
+			if t < 0 {
+				p.unresolved(g, c)
+				continue
+			}
+			p.resolvedCall(g, c)
+			p.link(g, t, c.Line)
+			if p.kind(t) == KindClass {
+				if init := p.classMember(t, "__init__"); init >= 0 {
+					p.link(g, init, c.Line)
+				}
+			}
+		}
+	}
+}
+
+func (p *pyResolver) resolveCall(f int, u int32, name string) int32 {
+	if rest, ok := strings.CutPrefix(name, "super()."); ok {
+		c := p.enclosingClass(u)
+		if c < 0 || !isDotted(rest) || strings.IndexByte(rest, '.') >= 0 {
+			return -1
+		}
+		for _, b := range p.bases[c] {
+			if m := p.classMember(b, rest); m >= 0 {
+				return m
+			}
+		}
+		return -1
+	}
+	if !isDotted(name) {
+		return -1
+	}
+	t := p.resolveDotted(f, u, name)
+	return t.unit
+}

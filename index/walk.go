@@ -1,0 +1,179 @@
+package index
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+)
+
+// Reasons a path is left out of the index or indexed specially; the keys
+// of Stats.Skipped.
+const (
+	SkipIgnored     = "gitignored"
+	SkipVendored    = "vendored"     // vendor/, node_modules/, virtualenvs, build output
+	SkipGenerated   = "generated"    // "Code generated ... DO NOT EDIT"
+	SkipBinary      = "binary"       // NUL byte in the first 8 KB
+	SkipSymlink     = "symlink"      // symbolic links are not followed
+	SkipUnreadable  = "unreadable"   // permission or I/O error
+	SkipTooLarge    = "too_large"    // over MaxFileSize: indexed as plain chunks, not parsed
+	SkipSyntaxError = "syntax_error" // indexed; units from the parts that parse
+	SkipNonUTF8     = "non_utf8"     // indexed as bytes
+)
+
+// skipDirs are directory names never indexed: other people's code,
+// environments and build output.
+var skipDirs = map[string]bool{
+	".git": true, ".hg": true, ".svn": true, "vendor": true, "node_modules": true,
+	"third_party": true, "site-packages": true, "build": true, "dist": true,
+	".tox": true, ".nox": true, ".venv": true, "venv": true, "__pycache__": true,
+	".mypy_cache": true, ".pytest_cache": true, ".eggs": true,
+}
+
+// candidate is a file the walk found for a known language.
+type candidate struct {
+	rel   string // slash-separated, relative to root
+	abs   string
+	size  int64
+	mtime int64
+	lang  *language
+}
+
+type walker struct {
+	ctx     context.Context
+	root    string
+	log     *slog.Logger
+	files   []candidate
+	skipped map[string]int
+}
+
+// walk lists the source files under root in path order, honouring
+// .gitignore files at every level and .git/info/exclude.
+func walk(ctx context.Context, root string, log *slog.Logger) ([]candidate, map[string]int, error) {
+	w := &walker{ctx: ctx, root: root, log: log, skipped: map[string]int{}}
+	var ps []gitignore.Pattern
+	if gd, _, err := findGitDir(root); err == nil && gd != "" {
+		ps = readIgnoreFile(filepath.Join(gd, "info", "exclude"), nil, ps)
+	}
+	if err := w.dir(root, nil, ps); err != nil {
+		return nil, nil, err
+	}
+	return w.files, w.skipped, nil
+}
+
+func (w *walker) dir(abs string, rel []string, ps []gitignore.Pattern) error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		w.skip(SkipUnreadable, strings.Join(rel, "/"), err)
+		return nil
+	}
+	ps = readIgnoreFile(filepath.Join(abs, ".gitignore"), rel, ps)
+	m := gitignore.NewMatcher(ps)
+	for _, e := range entries { // ReadDir sorts by name
+		name := e.Name()
+		path := append(rel[:len(rel):len(rel)], name)
+		relPath := strings.Join(path, "/")
+		typ := e.Type()
+		switch {
+		case typ&fs.ModeSymlink != 0:
+			w.skip(SkipSymlink, relPath, nil)
+		case e.IsDir():
+			if skipDirs[name] || strings.HasSuffix(name, ".egg-info") {
+				if name != ".git" {
+					w.skip(SkipVendored, relPath, nil)
+				}
+				continue
+			}
+			if m.Match(path, true) {
+				w.skip(SkipIgnored, relPath, nil)
+				continue
+			}
+			if err := w.dir(filepath.Join(abs, name), path, ps); err != nil {
+				return err
+			}
+		case typ.IsRegular():
+			w.file(e, abs, path, relPath, m)
+		}
+	}
+	return nil
+}
+
+func (w *walker) file(e fs.DirEntry, dirAbs string, path []string, relPath string, m gitignore.Matcher) {
+	l := langForPath(relPath)
+	if l == nil {
+		return
+	}
+	if m.Match(path, false) {
+		w.skip(SkipIgnored, relPath, nil)
+		return
+	}
+	info, err := e.Info()
+	if err != nil {
+		w.skip(SkipUnreadable, relPath, err)
+		return
+	}
+	w.files = append(w.files, candidate{
+		rel: relPath, abs: filepath.Join(dirAbs, e.Name()),
+		size: info.Size(), mtime: info.ModTime().UnixNano(), lang: l,
+	})
+}
+
+func (w *walker) skip(reason, path string, err error) {
+	w.skipped[reason]++
+	if err != nil {
+		w.log.Warn("index: skipping", "path", path, "reason", reason, "err", err)
+	} else {
+		w.log.Debug("index: skipping", "path", path, "reason", reason)
+	}
+}
+
+// readIgnoreFile appends the patterns of one ignore file; patterns of a
+// nested .gitignore apply below its directory only (the domain).
+func readIgnoreFile(path string, domain []string, ps []gitignore.Pattern) []gitignore.Pattern {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ps
+	}
+	out := ps[:len(ps):len(ps)] // never write into the parent's slice
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		out = append(out, gitignore.ParsePattern(line, domain))
+	}
+	return out
+}
+
+// sniff reports why a file's content keeps it out of the index, if it
+// does: a NUL byte early on means binary; Go's generated-file marker means
+// generated.
+func sniff(src []byte) string {
+	head := src
+	if len(head) > 8192 {
+		head = head[:8192]
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return SkipBinary
+	}
+	if i := bytes.Index(head, []byte("Code generated ")); i >= 0 {
+		end := bytes.IndexByte(head[i:], '\n')
+		if end < 0 {
+			end = len(head) - i
+		}
+		if bytes.Contains(head[i:i+end], []byte("DO NOT EDIT")) {
+			return SkipGenerated
+		}
+	}
+	return ""
+}

@@ -1,0 +1,1 @@
+def kept(): return 1

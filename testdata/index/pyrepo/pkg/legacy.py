@@ -1,0 +1,10 @@
+# -*- coding: latin-1 -*-
+"""Café au lait."""
+
+
+def café_name():
+    return "crème"
+
+
+def plain():
+    return 1

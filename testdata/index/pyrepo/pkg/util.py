@@ -1,0 +1,9 @@
+import os.path
+
+
+def join(*parts):
+    return os.path.join(*parts)
+
+
+def tidy(s):
+    return s.strip()

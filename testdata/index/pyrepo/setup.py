@@ -1,0 +1,3 @@
+from pkg.sub.models import make
+
+make()
