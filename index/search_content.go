@@ -1,0 +1,321 @@
+package index
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// FindCodeContent finds an identifier (by its spelling variants) or a code
+// snippet (whitespace-tolerant), or shows a line span of a file. Matches are
+// grouped by their innermost containing unit.
+func (s *Searcher) FindCodeContent(a FindCodeContentArgs) Result {
+	const tool = "find_code_content"
+	q := strings.TrimSpace(a.Content)
+	sc, msg := s.scopeOf(a.FilePath)
+	if msg != "" {
+		return failure(tool, q, msg)
+	}
+	lo, hi, msg := s.span(a, sc)
+	if msg != "" {
+		return failure(tool, q, msg)
+	}
+	if q == "" {
+		if !sc.isFile() {
+			return failure(tool, q, "content is empty. Give an identifier or a code snippet to search for, or a file_path with start_line and end_line to show those lines.\n")
+		}
+		return s.showSpan(tool, sc.file, lo, hi)
+	}
+	if len(q) > 4*maxQueryLen {
+		return failure(tool, q, fmt.Sprintf("content is %d characters long; search for a shorter, distinctive part (at most %d characters).\n", len(q), 4*maxQueryLen))
+	}
+	inSpan := func(p posting) bool {
+		return sc.has(p.file, s.files[p.file].Path) && (lo == 0 || int(p.line) >= lo && int(p.line) <= hi)
+	}
+	if isIdentifierQuery(q) {
+		if r, ok := s.variantSearch(tool, q, inSpan); ok {
+			return r
+		}
+	}
+	return s.snippetSearch(tool, q, sc, inSpan)
+}
+
+// span validates start_line/end_line; 0, 0 means no span.
+func (s *Searcher) span(a FindCodeContentArgs, sc scope) (int, int, string) {
+	if a.StartLine == 0 && a.EndLine == 0 {
+		return 0, 0, ""
+	}
+	if !sc.isFile() {
+		return 0, 0, "start_line and end_line need file_path to name one file.\n"
+	}
+	n := s.lineCount(sc.file)
+	p := s.files[sc.file].Path
+	lo, hi := a.StartLine, a.EndLine
+	if lo <= 0 {
+		lo = 1
+	}
+	if hi == 0 {
+		hi = min(n, lo+spanLines-1)
+	}
+	switch {
+	case lo > n:
+		return 0, 0, fmt.Sprintf("start_line %d is past the end of %s, which has %d lines.\n", lo, p, n)
+	case hi < lo:
+		return 0, 0, fmt.Sprintf("end_line %d is before start_line %d; give a span with start_line <= end_line (%s has %d lines).\n", hi, lo, p, n)
+	}
+	return lo, min(hi, n), ""
+}
+
+// spanLines is the most lines one span observation shows.
+const spanLines = 80
+
+// variantSearch looks an identifier up in the postings: every spelling
+// variant, else identifiers containing it. ok is false when nothing matched.
+func (s *Searcher) variantSearch(tool, q string, keep func(posting) bool) (Result, bool) {
+	key := string(normIdent([]byte(q), nil))
+	post := s.postings()
+	ps := filterPostings(post[key], keep)
+	head := ""
+	if len(ps) > 0 {
+		head = fmt.Sprintf("%s %s: identifier and its case/separator variants", tool, quote(q))
+	} else {
+		keys := s.partialKeys(key)
+		lists := make([][]posting, 0, len(keys))
+		for _, k := range keys {
+			lists = append(lists, filterPostings(post[k], keep))
+		}
+		ps = mergePostings(lists)
+		if len(ps) == 0 {
+			return Result{}, false
+		}
+		head = fmt.Sprintf("%s %s: no identifier spelled like that; identifiers containing it", tool, quote(q))
+	}
+	forms := s.variantForms(ps, key)
+	return s.contentResult(tool, q, ModeVariant, ps, head, forms, func(t string) bool { return definesIdent(t, key) }), true
+}
+
+func filterPostings(ps []posting, keep func(posting) bool) []posting {
+	var out []posting
+	for _, p := range ps {
+		if keep(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// definesIdent tells whether line t assigns or defines the identifier with
+// normalized form key (`key = ...`, `key: ...`, `def key`, `class key`), so
+// definition sites rank above uses.
+func definesIdent(t, key string) bool {
+	var buf []byte
+	for j := 0; j < len(t); {
+		if !isIdentStart(t[j]) {
+			j = skipNonIdent(t, j)
+			continue
+		}
+		k := j + 1
+		for k < len(t) && isIdentByte(t[k]) {
+			k++
+		}
+		buf = normIdent([]byte(t[j:k]), buf)
+		if string(buf) == key {
+			before := strings.TrimSpace(t[:j])
+			after := strings.TrimLeft(t[k:], " \t")
+			if strings.HasSuffix(before, "def") || strings.HasSuffix(before, "class") || strings.HasSuffix(before, "func") ||
+				strings.HasPrefix(after, ":") && !strings.HasPrefix(after, ":=") && before == "" ||
+				strings.HasPrefix(after, "=") && !strings.HasPrefix(after, "==") || strings.HasPrefix(after, ":=") {
+				return true
+			}
+		}
+		j = k
+	}
+	return false
+}
+
+// skipNonIdent moves past one non-identifier byte, or a whole number.
+func skipNonIdent(t string, j int) int {
+	if isIdentByte(t[j]) {
+		for j < len(t) && isIdentByte(t[j]) {
+			j++
+		}
+		return j
+	}
+	return j + 1
+}
+
+// variantForms counts how the identifier is spelled on the matched lines,
+// e.g. "max_retries ×20, MAX_RETRIES ×3" (first 2,000 lines).
+func (s *Searcher) variantForms(ps []posting, key string) string {
+	counts := map[string]int{}
+	var buf []byte
+	for i, p := range ps {
+		if i == 2000 {
+			break
+		}
+		t := s.lineText(p.file, int(p.line))
+		for j := 0; j < len(t); {
+			if !isIdentStart(t[j]) {
+				j = skipNonIdent(t, j)
+				continue
+			}
+			k := j + 1
+			for k < len(t) && isIdentByte(t[k]) {
+				k++
+			}
+			buf = normIdent([]byte(t[j:k]), buf)
+			if strings.Contains(string(buf), key) {
+				counts[t[j:k]]++
+			}
+			j = k
+		}
+	}
+	forms := make([]string, 0, len(counts))
+	for f := range counts {
+		forms = append(forms, f)
+	}
+	sort.Slice(forms, func(i, j int) bool {
+		if counts[forms[i]] != counts[forms[j]] {
+			return counts[forms[i]] > counts[forms[j]]
+		}
+		return forms[i] < forms[j]
+	})
+	var parts []string
+	for i, f := range forms {
+		if i == 6 {
+			parts = append(parts, fmt.Sprintf("+%d more", len(forms)-i))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s ×%d", f, counts[f]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// snippetSearch finds content as code, tolerant of whitespace: any run of
+// spaces and line breaks in the query matches any run in the source, and
+// space around punctuation is optional.
+func (s *Searcher) snippetSearch(tool, q string, sc scope, keep func(posting) bool) Result {
+	re, lit := snippetRegex(q)
+	ps := s.regexLines(re, lit, sc, keep)
+	mode := ModeSnippet
+	head := fmt.Sprintf("%s %s: code snippet (whitespace-tolerant)", tool, quote(q))
+	if len(ps) == 0 && s.scopeBytes(sc) <= caseFoldScanLimit {
+		ci := regexp.MustCompile("(?i)" + re.String())
+		ps = s.regexLines(ci, "", sc, keep)
+		head = fmt.Sprintf("%s %s: no exact snippet; matches ignoring case", tool, quote(q))
+	}
+	if len(ps) == 0 {
+		return Result{Tool: tool, Query: q, Mode: mode, Observation: clip(fmt.Sprintf(
+			"%s %s: no match in %s. Search for a shorter, distinctive part (one identifier finds its variants), or find_code_def for a definition by name.\n",
+			tool, quote(q), s.scopeName(sc)))}
+	}
+	return s.contentResult(tool, q, mode, ps, head, "", nil)
+}
+
+// caseFoldScanLimit bounds the case-insensitive retry of a snippet: Go's
+// regexp has no fast path for (?i), so only a file or small folder gets it.
+const caseFoldScanLimit = 4 << 20
+
+func (s *Searcher) scopeBytes(sc scope) int {
+	n := 0
+	for i, f := range s.files {
+		if sc.has(int32(i), f.Path) {
+			n += int(f.Size)
+			if f.Size == 0 {
+				src, _ := s.ix.Source(f.Path)
+				n += len(src)
+			}
+		}
+	}
+	return n
+}
+
+func (s *Searcher) scopeName(sc scope) string {
+	switch {
+	case sc.isFile():
+		return s.files[sc.file].Path
+	case sc.dir != "":
+		return sc.dir + "/"
+	}
+	return "the repository"
+}
+
+// snippetRegex builds the whitespace-tolerant pattern for a snippet and
+// returns its longest literal piece, which every match contains, to skip
+// files cheaply.
+func snippetRegex(q string) (*regexp.Regexp, string) {
+	var b strings.Builder
+	lit := ""
+	prevWord, space := false, false
+	first := true
+	for i := 0; i < len(q); {
+		c := q[i]
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			space = true
+			i++
+			continue
+		}
+		j := i + 1
+		word := isIdentByte(c)
+		if word {
+			for j < len(q) && isIdentByte(q[j]) {
+				j++
+			}
+		}
+		tok := q[i:j]
+		if !first {
+			if word && prevWord && space {
+				b.WriteString(`\s+`)
+			} else if !(word && prevWord) {
+				b.WriteString(`\s*`)
+			}
+		}
+		if tok == "'" || tok == "\"" {
+			tok = `["']` // Python and JS quote strings either way
+		} else {
+			tok = regexp.QuoteMeta(tok)
+		}
+		b.WriteString(tok)
+		if word && len(tok) > len(lit) {
+			lit = tok
+		}
+		first, prevWord, space = false, word, false
+		i = j
+	}
+	return regexp.MustCompile(b.String()), lit
+}
+
+// regexLines runs re over the files in scope that contain lit and returns
+// every line a match touches (at most 5 per match).
+func (s *Searcher) regexLines(re *regexp.Regexp, lit string, sc scope, keep func(posting) bool) []posting {
+	var out []posting
+	blit := []byte(lit)
+	for i, f := range s.files {
+		fi := int32(i)
+		if !sc.has(fi, f.Path) {
+			continue
+		}
+		src, _ := s.ix.Source(f.Path)
+		if len(blit) > 0 && !bytes.Contains(src, blit) {
+			continue
+		}
+		for _, m := range re.FindAllIndex(src, -1) {
+			first, last := s.lineAt(fi, m[0]), s.lineAt(fi, max(m[0], m[1]-1))
+			for l := first; l <= last && l < first+5; l++ {
+				p := posting{fi, int32(l)}
+				if keep(p) && (len(out) == 0 || out[len(out)-1] != p) {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// lineAt is the 1-based line holding byte offset off of file fi.
+func (s *Searcher) lineAt(fi int32, off int) int {
+	offs := s.lines[fi]
+	return sort.Search(len(offs), func(i int) bool { return int(offs[i]) > off })
+}

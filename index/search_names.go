@@ -1,0 +1,140 @@
+package index
+
+import (
+	"slices"
+	"sort"
+	"strings"
+)
+
+// nameTable holds the distinct names and qualified names of all units, the
+// units behind each, and a trigram index over their lower-cased forms for
+// the fuzzy fallback.
+type nameTable struct {
+	keys  []string  // distinct Name and QualName values
+	lower []string  // strings.ToLower(keys[i])
+	units [][]int32 // units reached through keys[i]
+	byKey map[string]int32
+	tri   map[uint64][]int32 // trigram of lower[i] -> key indexes
+}
+
+func buildNameTable(units []*Unit) nameTable {
+	t := nameTable{byKey: make(map[string]int32, len(units)), tri: map[uint64][]int32{}}
+	add := func(key string, u int32) {
+		if key == "" {
+			return
+		}
+		k, ok := t.byKey[key]
+		if !ok {
+			k = int32(len(t.keys))
+			t.byKey[key] = k
+			t.keys = append(t.keys, key)
+			t.lower = append(t.lower, strings.ToLower(key))
+			t.units = append(t.units, nil)
+		}
+		if n := len(t.units[k]); n == 0 || t.units[k][n-1] != u {
+			t.units[k] = append(t.units[k], u)
+		}
+	}
+	for i, u := range units {
+		if u.Kind == KindChunk {
+			continue
+		}
+		add(u.Name, int32(i))
+		add(u.QualName, int32(i))
+	}
+	var buf []uint64
+	for k, low := range t.lower {
+		buf = trigramSet([]rune(low), buf)
+		for _, g := range buf {
+			t.tri[g] = append(t.tri[g], int32(k))
+		}
+	}
+	return t
+}
+
+// fuzzyCandidates are how many best trigram-overlap keys get the full
+// (costlier) similarity score.
+const fuzzyCandidates = 300
+
+// scoredKey is a name key with its similarity to the query.
+type scoredKey struct {
+	key   int32
+	score float64
+}
+
+// fuzzy ranks keys by FuzzyScore against query (lower-cased), scoring only the
+// keys that share the most trigrams with it.
+func (t *nameTable) fuzzy(query string, limit int) []scoredKey {
+	q := []rune(strings.ToLower(query))
+	if len(q) == 0 || len(t.keys) == 0 {
+		return nil
+	}
+	counts := make([]uint16, len(t.keys))
+	var touched []int32
+	for _, g := range trigramSet(q, nil) {
+		for _, k := range t.tri[g] {
+			if counts[k] == 0 {
+				touched = append(touched, k)
+			}
+			if counts[k] < 65535 {
+				counts[k]++
+			}
+		}
+	}
+	if len(touched) > fuzzyCandidates {
+		sort.Slice(touched, func(i, j int) bool {
+			a, b := touched[i], touched[j]
+			if counts[a] != counts[b] {
+				return counts[a] > counts[b]
+			}
+			return len(t.lower[a]) < len(t.lower[b])
+		})
+		touched = touched[:fuzzyCandidates]
+	}
+	out := make([]scoredKey, 0, len(touched))
+	qs := string(q)
+	for _, k := range touched {
+		out = append(out, scoredKey{k, FuzzyScore(qs, t.lower[k])})
+	}
+	sortScored(out, t)
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}
+
+func sortScored(out []scoredKey, t *nameTable) {
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].score != out[j].score {
+			return out[i].score > out[j].score
+		}
+		return t.keys[out[i].key] < t.keys[out[j].key]
+	})
+}
+
+// regexScoreCap bounds how many regex-matching keys get a similarity score
+// for ranking; past it the shortest names are kept (they match the pattern
+// most tightly).
+const regexScoreCap = 500
+
+// matchKeys returns the keys the matcher accepts, best first by similarity to
+// the query's literal text.
+func (t *nameTable) matchKeys(match func(string) bool, literal string) []scoredKey {
+	var hits []int32
+	for k, key := range t.keys {
+		if match(key) {
+			hits = append(hits, int32(k))
+		}
+	}
+	if len(hits) > regexScoreCap {
+		slices.SortStableFunc(hits, func(a, b int32) int { return len(t.keys[a]) - len(t.keys[b]) })
+		hits = hits[:regexScoreCap]
+	}
+	lit := strings.ToLower(literal)
+	out := make([]scoredKey, 0, len(hits))
+	for _, k := range hits {
+		out = append(out, scoredKey{k, FuzzyScore(lit, t.lower[k])})
+	}
+	sortScored(out, t)
+	return out
+}

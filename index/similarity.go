@@ -1,0 +1,174 @@
+package index
+
+import (
+	"slices"
+	"unicode/utf8"
+)
+
+// Similarity measures for fuzzy definition lookup. Each takes two strings
+// (callers lower-case them first) and returns a value in [0, 1], 1 for equal
+// strings. They work on runes so that non-ASCII identifiers are not split.
+
+// Fuzzy score weights. Trigrams reward shared fragments anywhere in the name
+// (`filter_or_exclude` vs `_filter_or_exclude`), Jaro–Winkler rewards a
+// shared prefix and small typos (`Symbl` vs `Symbol`), LCS rewards names
+// that keep the query's letters in order (`qsfilter` vs `QuerySet.filter`).
+const (
+	weightTrigram = 0.4
+	weightJaro    = 0.35
+	weightLCS     = 0.25
+)
+
+// FuzzyScore is the weighted sum of trigram, Jaro–Winkler and LCS similarity
+// that ranks fuzzy find_code_def results.
+func FuzzyScore(a, b string) float64 {
+	ra, rb := []rune(a), []rune(b)
+	return weightTrigram*trigramSim(ra, rb) + weightJaro*jaroWinkler(ra, rb) + weightLCS*lcsSim(ra, rb)
+}
+
+// TrigramSimilarity is the Dice coefficient of the two strings' sets of
+// padded character trigrams.
+func TrigramSimilarity(a, b string) float64 { return trigramSim([]rune(a), []rune(b)) }
+
+// JaroWinkler is the Jaro similarity boosted by a common prefix of up to four
+// runes (scaling factor 0.1, as Winkler proposed).
+func JaroWinkler(a, b string) float64 { return jaroWinkler([]rune(a), []rune(b)) }
+
+// LCSSimilarity is 2·LCS(a, b) / (|a| + |b|), LCS being the longest common
+// subsequence.
+func LCSSimilarity(a, b string) float64 { return lcsSim([]rune(a), []rune(b)) }
+
+// trigramPad marks the ends of a string so short names still have trigrams
+// and prefixes/suffixes weigh a little more.
+const trigramPad = '\x00'
+
+// trigramSet returns the sorted, de-duplicated padded trigrams of r packed
+// into uint64 keys; sorted slices beat maps for the short names compared here.
+func trigramSet(r []rune, buf []uint64) []uint64 {
+	buf = buf[:0]
+	n := len(r) + 2
+	at := func(i int) rune {
+		if i == 0 || i == n-1 {
+			return trigramPad
+		}
+		return r[i-1]
+	}
+	for i := 0; i+3 <= n; i++ {
+		buf = append(buf, packTrigram(at(i), at(i+1), at(i+2)))
+	}
+	slices.Sort(buf)
+	return slices.Compact(buf)
+}
+
+func packTrigram(a, b, c rune) uint64 {
+	return uint64(a)<<42 | uint64(b)<<21 | uint64(c)
+}
+
+func trigramSim(a, b []rune) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 1
+	}
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	ta := trigramSet(a, make([]uint64, 0, len(a)+2))
+	tb := trigramSet(b, make([]uint64, 0, len(b)+2))
+	common, i, k := 0, 0, 0
+	for i < len(ta) && k < len(tb) {
+		switch {
+		case ta[i] == tb[k]:
+			common++
+			i++
+			k++
+		case ta[i] < tb[k]:
+			i++
+		default:
+			k++
+		}
+	}
+	return 2 * float64(common) / float64(len(ta)+len(tb))
+}
+
+func jaroWinkler(a, b []rune) float64 {
+	j := jaro(a, b)
+	prefix := 0
+	for prefix < 4 && prefix < len(a) && prefix < len(b) && a[prefix] == b[prefix] {
+		prefix++
+	}
+	return j + float64(prefix)*0.1*(1-j)
+}
+
+func jaro(a, b []rune) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 1
+	}
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	window := max(len(a), len(b))/2 - 1
+	window = max(window, 0)
+	ma := make([]bool, len(a))
+	mb := make([]bool, len(b))
+	matches := 0
+	for i := range a {
+		lo, hi := max(0, i-window), min(len(b), i+window+1)
+		for k := lo; k < hi; k++ {
+			if !mb[k] && a[i] == b[k] {
+				ma[i], mb[k] = true, true
+				matches++
+				break
+			}
+		}
+	}
+	if matches == 0 {
+		return 0
+	}
+	transpositions, k := 0, 0
+	for i := range a {
+		if !ma[i] {
+			continue
+		}
+		for !mb[k] {
+			k++
+		}
+		if a[i] != b[k] {
+			transpositions++
+		}
+		k++
+	}
+	m := float64(matches)
+	return (m/float64(len(a)) + m/float64(len(b)) + (m-float64(transpositions)/2)/m) / 3
+}
+
+func lcsSim(a, b []rune) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 1
+	}
+	return 2 * float64(lcsLen(a, b)) / float64(len(a)+len(b))
+}
+
+// lcsLen is the classic dynamic programme kept to two rows.
+func lcsLen(a, b []rune) int {
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for i := 1; i <= len(a); i++ {
+		for k := 1; k <= len(b); k++ {
+			switch {
+			case a[i-1] == b[k-1]:
+				cur[k] = prev[k-1] + 1
+			case prev[k] >= cur[k-1]:
+				cur[k] = prev[k]
+			default:
+				cur[k] = cur[k-1]
+			}
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// runeLen avoids converting when only the length is needed.
+func runeLen(s string) int { return utf8.RuneCountInString(s) }
