@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/swe-adept/swe-adept/index"
+)
+
+func init() {
+	register(&command{
+		name:    "search",
+		summary: "run one localization search tool by hand and print what the model would see",
+		usage:   "--repo DIR file|def|content|child [NAME] [--file PATH] [--dir D] [--start N --end M] [--json]",
+		run:     runSearch,
+	})
+}
+
+// searchFlags are the search command's options.
+type searchFlags struct {
+	repo, file, dir string
+	start, end      int
+	asJSON          bool
+}
+
+func runSearch(ctx context.Context, args []string) error {
+	fs := newFlags("search")
+	var f searchFlags
+	fs.StringVar(&f.repo, "repo", ".", "repository to index and search")
+	fs.StringVar(&f.file, "file", "", "file_path: restrict to this file or folder (def, content, child)")
+	fs.StringVar(&f.dir, "dir", "", "dir_path: restrict find_file to this folder")
+	fs.IntVar(&f.start, "start", 0, "start_line of a span (content)")
+	fs.IntVar(&f.end, "end", 0, "end_line of a span (content)")
+	fs.BoolVar(&f.asJSON, "json", false, "print the structured result instead of the observation")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef("name a tool: file, def, content or child")
+	}
+	if len(pos) > 2 {
+		return usagef("too many arguments %q: quote a snippet that has spaces", pos[2:])
+	}
+	tool, query := pos[0], ""
+	if len(pos) == 2 {
+		query = pos[1]
+	}
+	if err := checkSearchTool(tool); err != nil {
+		return err
+	}
+	ix, err := index.Build(ctx, f.repo, index.Options{})
+	if err != nil {
+		return fmt.Errorf("search %s: %w", f.repo, err)
+	}
+	res := runTool(index.NewSearcher(ix), tool, query, f)
+	return printResult(os.Stdout, res, f.asJSON)
+}
+
+func checkSearchTool(tool string) error {
+	switch tool {
+	case "file", "def", "content", "child":
+		return nil
+	}
+	return usagef("unknown tool %q: use file, def, content or child", tool)
+}
+
+func runTool(s *index.Searcher, tool, query string, f searchFlags) index.Result {
+	switch tool {
+	case "file":
+		return s.FindFile(index.FindFileArgs{FileName: query, DirPath: f.dir})
+	case "def":
+		return s.FindCodeDef(index.FindCodeDefArgs{DefinitionName: query, FilePath: f.file})
+	case "content":
+		return s.FindCodeContent(index.FindCodeContentArgs{Content: query, FilePath: f.file, StartLine: f.start, EndLine: f.end})
+	default:
+		return s.FindChildUnit(index.FindChildUnitArgs{DefinitionName: query, FilePath: f.file})
+	}
+}
+
+func printResult(w io.Writer, res index.Result, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return fmt.Errorf("print result: %w", err)
+		}
+		return nil
+	}
+	if _, err := io.WriteString(w, res.Observation); err != nil {
+		return fmt.Errorf("print result: %w", err)
+	}
+	return nil
+}
