@@ -1,0 +1,297 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/swe-adept/swe-adept/agent/event"
+)
+
+// dialogMode is what the approval dialog is waiting for.
+type dialogMode int
+
+const (
+	modeAsk    dialogMode = iota // a / c / r
+	modeChoose                   // pick one of req.Options
+	modeReason                   // type why the request is refused
+	modeAdd                      // type a location to add (edit_locations)
+)
+
+// dialog is the modal approval dialog. It holds the request until the
+// engineer answers; the root model sends the answer exactly once.
+type dialog struct {
+	req    *event.ApprovalRequest
+	mode   dialogMode
+	choice int
+	input  textinput.Model
+	locs   []string // edit_locations: the list being edited
+	orig   []string
+	scroll int // lines of the detail scrolled
+}
+
+func newDialog(req *event.ApprovalRequest) *dialog {
+	in := textinput.New()
+	in.CharLimit = 500
+	d := &dialog{req: req, input: in}
+	if req.Action == "edit_locations" {
+		d.locs = locationsOf(req)
+		d.orig = append([]string(nil), d.locs...)
+	}
+	return d
+}
+
+// locationsOf is the ranked list an edit_locations request offers.
+func locationsOf(req *event.ApprovalRequest) []string {
+	src := req.Options
+	if len(src) == 0 {
+		src = strings.Split(req.Target, "\n")
+	}
+	var out []string
+	for _, s := range src {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (d *dialog) editing() bool { return d.req.Action == "edit_locations" }
+
+// key handles one key; it returns the reply once the engineer has answered.
+func (d *dialog) key(k KeyMap, msg tea.KeyMsg) (*event.Reply, tea.Cmd) {
+	switch d.mode {
+	case modeReason, modeAdd:
+		return d.inputKey(k, msg)
+	case modeChoose:
+		return d.chooseKey(k, msg), nil
+	}
+	if d.editing() {
+		return d.editKey(k, msg)
+	}
+	switch {
+	case key.Matches(msg, k.Approve):
+		return &event.Reply{Decision: event.Approve}, nil
+	case key.Matches(msg, k.Choose) && len(d.req.Options) > 0:
+		d.mode = modeChoose
+	case key.Matches(msg, k.Refuse):
+		return nil, d.startInput(modeReason, "why not? the agent reads this")
+	case key.Matches(msg, k.Down):
+		d.scroll++
+	case key.Matches(msg, k.Up):
+		d.scroll = max(d.scroll-1, 0)
+	}
+	return nil, nil
+}
+
+func (d *dialog) startInput(mode dialogMode, placeholder string) tea.Cmd {
+	d.mode = mode
+	d.input.Reset()
+	d.input.Placeholder = placeholder
+	return d.input.Focus()
+}
+
+func (d *dialog) inputKey(k KeyMap, msg tea.KeyMsg) (*event.Reply, tea.Cmd) {
+	switch msg.Type {
+	case tea.KeyEsc:
+		d.mode = modeAsk
+		d.input.Blur()
+		return nil, nil
+	case tea.KeyEnter:
+		text := strings.TrimSpace(d.input.Value())
+		d.input.Blur()
+		mode := d.mode
+		d.mode = modeAsk
+		if mode == modeReason {
+			if text == "" {
+				text = "refused by the engineer"
+			}
+			return &event.Reply{Decision: event.Refuse, Reason: text}, nil
+		}
+		if text != "" {
+			d.locs = append(d.locs, text)
+			d.choice = len(d.locs) - 1
+		}
+		return nil, nil
+	}
+	var cmd tea.Cmd
+	d.input, cmd = d.input.Update(msg)
+	return nil, cmd
+}
+
+func (d *dialog) chooseKey(k KeyMap, msg tea.KeyMsg) *event.Reply {
+	switch {
+	case key.Matches(msg, k.Cancel):
+		d.mode = modeAsk
+	case key.Matches(msg, k.Up):
+		d.choice = max(d.choice-1, 0)
+	case key.Matches(msg, k.Down):
+		d.choice = min(d.choice+1, len(d.req.Options)-1)
+	case key.Matches(msg, k.Confirm):
+		return &event.Reply{Decision: event.Choose, Choice: d.req.Options[d.choice]}
+	}
+	return nil
+}
+
+// editKey edits the ranked locations before resolution starts.
+func (d *dialog) editKey(k KeyMap, msg tea.KeyMsg) (*event.Reply, tea.Cmd) {
+	n := len(d.locs)
+	switch {
+	case key.Matches(msg, k.Confirm):
+		if slicesEqual(d.locs, d.orig) {
+			return &event.Reply{Decision: event.Approve}, nil
+		}
+		return &event.Reply{Decision: event.Choose, Choice: strings.Join(d.locs, "\n")}, nil
+	case key.Matches(msg, k.Approve):
+		return &event.Reply{Decision: event.Approve}, nil
+	case key.Matches(msg, k.Refuse):
+		return nil, d.startInput(modeReason, "why not? the agent reads this")
+	case key.Matches(msg, k.Add):
+		return nil, d.startInput(modeAdd, "path:Qualified.name or path")
+	case key.Matches(msg, k.Up):
+		d.choice = max(d.choice-1, 0)
+	case key.Matches(msg, k.Down):
+		d.choice = max(min(d.choice+1, n-1), 0)
+	case key.Matches(msg, k.Drop) && n > 0:
+		d.locs = append(d.locs[:d.choice:d.choice], d.locs[d.choice+1:]...)
+		d.choice = max(min(d.choice, len(d.locs)-1), 0)
+	case key.Matches(msg, k.MoveUp) && d.choice > 0:
+		d.locs[d.choice-1], d.locs[d.choice] = d.locs[d.choice], d.locs[d.choice-1]
+		d.choice--
+	case key.Matches(msg, k.MoveDown) && d.choice < n-1:
+		d.locs[d.choice+1], d.locs[d.choice] = d.locs[d.choice], d.locs[d.choice+1]
+		d.choice++
+	}
+	return nil, nil
+}
+
+func slicesEqual(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// headline says in a few words what the agent asks for.
+func (d *dialog) headline() string {
+	switch d.req.Action {
+	case "revert_to":
+		return "Revert to checkpoint " + d.req.Target + "?"
+	case "merge_solution":
+		return "Merge " + d.req.Target + " as the solution?"
+	case "bash":
+		return "Run this command?"
+	case "edit_locations":
+		return "Resolve the issue at these locations?"
+	}
+	return fmt.Sprintf("%s %s?", d.req.Action, d.req.Target)
+}
+
+// view draws the dialog's body lines for width w and height h.
+func (d *dialog) view(st Styles, k KeyMap, w, h int) []string {
+	out := []string{st.DialogTitle.Render("Approval: " + d.headline()), ""}
+	if d.req.Action == "bash" {
+		out = append(out, st.Bold.Render("$ "+d.req.Target), "")
+	}
+	if s := strings.TrimSpace(d.req.Summary); s != "" {
+		out = append(out, wrap(s, w)...)
+		out = append(out, "")
+	}
+	foot := d.footer(st, k, w)
+	body := d.body(st)
+	room := max(h-len(out)-len(foot), 1)
+	d.scroll = max(min(d.scroll, len(body)-room), 0)
+	end := min(d.scroll+room, len(body))
+	for _, l := range body[d.scroll:end] {
+		out = append(out, fit(l, w))
+	}
+	for len(out) < h-len(foot) {
+		out = append(out, "")
+	}
+	return append(out, foot...)
+}
+
+// body is the scrollable part: the location list, the options, or the
+// report and diff of what would change.
+func (d *dialog) body(st Styles) []string {
+	var out []string
+	if d.editing() {
+		for i, l := range d.locs {
+			out = append(out, d.pick(st, i == d.choice, fmt.Sprintf("%d. %s", i+1, l)))
+		}
+		return out
+	}
+	if d.mode == modeChoose {
+		out = append(out, st.Bold.Render("Choose instead:"))
+		for i, o := range d.req.Options {
+			out = append(out, d.pick(st, i == d.choice, o))
+		}
+		return out
+	}
+	if r := strings.TrimSpace(d.req.Report); r != "" {
+		out = append(out, st.Bold.Render("Compare report"))
+		out = append(out, strings.Split(r, "\n")...)
+		out = append(out, "")
+	}
+	if p := strings.TrimSpace(d.req.Diff); p != "" {
+		label := "What changes"
+		if d.req.Action == "revert_to" {
+			label = "Checkpoint diff that will be dropped"
+		}
+		out = append(out, st.Bold.Render(label))
+		out = append(out, strings.Split(colorPatch(st, p), "\n")...)
+	}
+	return out
+}
+
+func (d *dialog) pick(st Styles, on bool, s string) string {
+	if on {
+		return st.Cursor.Render("› " + s)
+	}
+	return "  " + s
+}
+
+func (d *dialog) footer(st Styles, k KeyMap, w int) []string {
+	switch d.mode {
+	case modeReason, modeAdd:
+		return []string{"", fit(d.input.View(), w), st.Dim.Render("enter send · esc back")}
+	case modeChoose:
+		return []string{"", st.Dim.Render("↑/↓ pick · enter choose · esc back")}
+	}
+	var parts []string
+	for _, b := range k.dialogHelp(d.editing()) {
+		if !d.editing() && key.Matches(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("c")}, b) && len(d.req.Options) == 0 {
+			continue
+		}
+		parts = append(parts, st.StatusKey.Render(b.Help().Key)+" "+b.Help().Desc)
+	}
+	return []string{"", fit(strings.Join(parts, " · "), w)}
+}
+
+// wrap breaks s into lines of at most w cells on spaces.
+func wrap(s string, w int) []string {
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		line := ""
+		for _, word := range strings.Fields(para) {
+			if line != "" && len(line)+1+len(word) > w {
+				out = append(out, line)
+				line = ""
+			}
+			if line != "" {
+				line += " "
+			}
+			line += word
+		}
+		out = append(out, line)
+	}
+	return out
+}

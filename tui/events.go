@@ -1,0 +1,225 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/swe-adept/swe-adept/agent/event"
+)
+
+// handleEvent folds one run event into the panes and asks for the next.
+func (m *Model) handleEvent(e event.Event) tea.Cmd {
+	wasBusy := m.act.isBusy()
+	if !e.Time.IsZero() {
+		m.run.last = e.Time
+	}
+	m.apply(e)
+	cmds := []tea.Cmd{waitForEvent(m.opts.Events)}
+	if !wasBusy && m.act.isBusy() {
+		cmds = append(cmds, m.act.spin.Tick)
+	}
+	if e.Type == event.Done && m.quitting {
+		cmds = append(cmds, tea.Quit)
+	}
+	return tea.Batch(cmds...)
+}
+
+// apply changes the model for one event. Each case is a line or two so
+// the event table stays readable; the panes do the work.
+func (m *Model) apply(e event.Event) {
+	switch e.Type {
+	case event.RunStarted:
+		m.startRun(e)
+	case event.PhaseChanged:
+		m.run.phase = e.Phase
+		m.act.add(e, "phase: "+e.Phase, "note")
+	case event.IndexProgress:
+		m.run.progress = e.Progress
+	case event.ModelCall:
+		m.act.busy[e.Agent] = "thinking"
+	case event.ModelReply:
+		m.modelReply(e)
+	case event.ToolCall:
+		m.toolCall(e)
+	case event.ToolResult:
+		m.toolResult(e)
+	case event.SearchNode:
+		m.searchNode(e)
+	case event.Shortlist, event.Ranked:
+		m.ranking(e)
+	case event.Plan:
+		m.plan(e)
+	case event.Checkpoint:
+		m.checkpoint(e)
+	case event.Diff:
+		m.addDiff(e)
+	case event.Approval:
+		m.approval(e)
+	case event.ApprovalDone:
+		m.approvalDone(e)
+	case event.Message:
+		m.act.add(e, e.Text, "note")
+	case event.Usage:
+		m.act.setUsage(e.Agent, e.Usage)
+	case event.Error:
+		m.run.err = firstLine(e.Text)
+		m.act.add(e, "error: "+e.Text, "error")
+	case event.Done:
+		m.finish(e)
+	}
+}
+
+func (m *Model) startRun(e event.Event) {
+	m.run.info, m.run.start = e.Run, e.Time
+	if e.Run != nil {
+		m.act.add(e, fmt.Sprintf("run %s on %s (model %s)", e.Run.ID, e.Run.Repo, e.Run.Model), "note")
+	}
+}
+
+func (m *Model) modelReply(e event.Event) {
+	delete(m.act.busy, e.Agent)
+	m.act.addUsage(e.Agent, e.Usage)
+	if t := strings.TrimSpace(e.Text); t != "" {
+		m.act.add(e, "“"+t+"”", "")
+	}
+}
+
+func (m *Model) toolCall(e event.Event) {
+	if e.Tool == nil {
+		return
+	}
+	m.act.busy[e.Agent] = e.Tool.Name
+	if t := strings.TrimSpace(e.Tool.Thought); t != "" {
+		m.act.add(e, "“"+t+"”", "")
+	}
+	m.act.add(e, "▸ "+e.Tool.Name+" "+compactArgs(e.Tool.Arguments), "tool")
+}
+
+func (m *Model) toolResult(e event.Event) {
+	delete(m.act.busy, e.Agent)
+	if e.Tool == nil {
+		return
+	}
+	s := e.Tool.Summary
+	if s == "" {
+		s = firstLine(e.Tool.Observation)
+	}
+	style := ""
+	if e.Tool.Failed {
+		style = "fail"
+	}
+	m.act.add(e, "  ↳ "+s, style)
+}
+
+func (m *Model) searchNode(e event.Event) {
+	if e.Node != nil {
+		m.tree.add(*e.Node)
+	}
+}
+
+func (m *Model) ranking(e event.Event) {
+	if e.Ranking == nil {
+		return
+	}
+	what := "shortlist"
+	if e.Type == event.Ranked {
+		what = "ranked"
+		m.tree.setRanking(e.Ranking)
+	}
+	m.act.add(e, fmt.Sprintf("%s: %s", what, strings.Join(e.Ranking.Functions, ", ")), "note")
+}
+
+func (m *Model) plan(e event.Event) {
+	if e.Plan != nil {
+		m.hyps.setPlan(*e.Plan)
+	}
+}
+
+func (m *Model) checkpoint(e event.Event) {
+	if c := e.Checkpoint; c != nil {
+		m.act.add(e, fmt.Sprintf("checkpoint %s %s (%s)", shortHash(c.Hash), c.Message, c.Stat), "note")
+	}
+}
+
+func (m *Model) addDiff(e event.Event) {
+	if e.Diff != nil {
+		m.diff.add(*e.Diff)
+	}
+}
+
+// approval queues a request for the engineer. A replayed request has no
+// one waiting for it, so it is only logged.
+func (m *Model) approval(e event.Event) {
+	req := e.Approval
+	if req == nil {
+		return
+	}
+	m.act.add(e, fmt.Sprintf("asks to %s %s", req.Action, req.Target), "note")
+	if m.opts.Replay || m.answered[req.ID] {
+		return
+	}
+	m.queue = append(m.queue, req)
+	m.nextDialog()
+}
+
+func (m *Model) nextDialog() {
+	if m.dialog != nil || len(m.queue) == 0 {
+		return
+	}
+	m.dialog = newDialog(m.queue[0])
+	m.queue = m.queue[1:]
+}
+
+// approvalDone logs the answer and closes a dialog answered elsewhere (by
+// policy or because the run was cancelled).
+func (m *Model) approvalDone(e event.Event) {
+	req := e.Approval
+	if req == nil {
+		return
+	}
+	m.answered[req.ID] = true
+	if req.Reply != nil {
+		m.act.add(e, fmt.Sprintf("%s %s: %s %s%s", req.Action, req.Target, req.Reply.Decision, req.Reply.Choice, reason(req.Reply)), "note")
+	}
+	if m.dialog != nil && m.dialog.req.ID == req.ID {
+		m.dialog = nil
+		m.nextDialog()
+	}
+	for i, q := range m.queue {
+		if q.ID == req.ID {
+			m.queue = append(m.queue[:i], m.queue[i+1:]...)
+			break
+		}
+	}
+}
+
+func reason(r *event.Reply) string {
+	if r.Reason == "" {
+		return ""
+	}
+	return " (" + r.Reason + ")"
+}
+
+func (m *Model) finish(e event.Event) {
+	m.run.done = e.Done
+	m.act.busy = map[string]string{}
+	if e.Done == nil {
+		return
+	}
+	m.act.add(e, fmt.Sprintf("done: %s after %.0fs", e.Done.Status, e.Done.Seconds), "note")
+	if m.diff.follow && strings.TrimSpace(e.Done.Report) != "" {
+		m.showFinal()
+		m.diff.follow = true
+	}
+}
+
+// compactArgs shortens a tool call's JSON arguments to one line.
+func compactArgs(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 160 {
+		s = s[:157] + "…"
+	}
+	return s
+}

@@ -1,0 +1,96 @@
+package tui
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+
+	"github.com/swe-adept/swe-adept/agent/event"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestMain(m *testing.M) {
+	// Golden views drift across colour profiles: force one.
+	lipgloss.SetColorProfile(termenv.Ascii)
+	os.Exit(m.Run())
+}
+
+// loadEvents reads a hand-written run from testdata.
+func loadEvents(t *testing.T, name string) []event.Event {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	evs, err := event.ReadAll(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
+// upTo returns the events before the first one that matches.
+func upTo(evs []event.Event, stop func(event.Event) bool) []event.Event {
+	for i, e := range evs {
+		if stop(e) {
+			return evs[:i]
+		}
+	}
+	return evs
+}
+
+// testModel is a model of the given size with a fixed clock.
+func testModel(w, h int, opts Options) *Model {
+	opts.NoColor = true
+	opts.Now = func() time.Time { return time.Date(2026, 11, 22, 5, 1, 0, 0, time.UTC) }
+	if opts.Title == "" {
+		opts.Title = "swe-adept demo"
+	}
+	m := New(opts)
+	m.Update(teaSize(w, h))
+	return m
+}
+
+// feed sends events straight to Update, as the program would.
+func feed(m *Model, evs ...event.Event) {
+	for _, e := range evs {
+		m.Update(eventMsg{e})
+	}
+}
+
+// checkGolden compares a view with testdata/<Test>/<case>.golden.
+func checkGolden(t *testing.T, view string) {
+	t.Helper()
+	view = ansi.Strip(view)
+	var lines []string
+	for _, l := range strings.Split(view, "\n") {
+		lines = append(lines, strings.TrimRight(l, " "))
+	}
+	got := strings.Join(lines, "\n") + "\n"
+	path := filepath.Join("testdata", filepath.FromSlash(t.Name())+".golden")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("view differs from %s (run with -update after checking):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}

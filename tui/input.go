@@ -1,0 +1,248 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/swe-adept/swe-adept/agent/event"
+)
+
+// handleKey routes a key to whatever holds the focus: the note input, the
+// approval dialog, the help screen, or the panes.
+func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
+	if msg.Type == tea.KeyCtrlC {
+		return m.quit()
+	}
+	switch {
+	case m.noting:
+		return m.noteKey(msg)
+	case m.dialog != nil:
+		return m.dialogKey(msg)
+	case m.showHelp:
+		if key.Matches(msg, m.keys.Quit) {
+			return m.quit()
+		}
+		m.showHelp = false
+		return nil
+	}
+	if cmd, ok := m.globalKey(msg); ok {
+		return cmd
+	}
+	m.paneKey(msg)
+	return nil
+}
+
+// globalKey handles the keys that work in every pane.
+func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m.quit(), true
+	case key.Matches(msg, k.Help):
+		m.showHelp = true
+	case key.Matches(msg, k.NextPane):
+		m.focus = (m.focus + 1) % paneCount
+	case key.Matches(msg, k.PrevPane):
+		m.focus = (m.focus + paneCount - 1) % paneCount
+	case key.Matches(msg, k.Pane1, k.Pane2, k.Pane3, k.Pane4):
+		m.focus = pane(msg.String()[0] - '1')
+	case key.Matches(msg, k.Pause):
+		m.togglePause()
+	case key.Matches(msg, k.Step):
+		m.step()
+	case key.Matches(msg, k.Note):
+		if m.opts.Gate == nil {
+			return nil, true
+		}
+		m.noting = true
+		m.note.Reset()
+		return m.note.Focus(), true
+	case key.Matches(msg, k.Follow):
+		m.followRun()
+	case key.Matches(msg, k.Final):
+		m.showFinal()
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+func (m *Model) togglePause() {
+	g := m.opts.Gate
+	if g == nil {
+		return
+	}
+	if g.Paused() {
+		g.Resume()
+		m.run.steps = false
+		return
+	}
+	g.Pause()
+}
+
+// step pauses a running agent, or lets one tool call through a paused one.
+func (m *Model) step() {
+	g := m.opts.Gate
+	if g == nil {
+		return
+	}
+	m.run.steps = true
+	if !g.Paused() {
+		g.Pause()
+		return
+	}
+	g.Step()
+}
+
+func (m *Model) noteKey(msg tea.KeyMsg) tea.Cmd {
+	switch msg.Type {
+	case tea.KeyEsc:
+		m.noting = false
+		m.note.Blur()
+		return nil
+	case tea.KeyEnter:
+		m.noting = false
+		m.note.Blur()
+		if text := strings.TrimSpace(m.note.Value()); text != "" && m.opts.Gate != nil {
+			m.opts.Gate.Note(text)
+			m.act.add(event.Event{Time: m.run.last, Agent: "you"}, "note: "+text, "note")
+		}
+		return nil
+	}
+	var cmd tea.Cmd
+	m.note, cmd = m.note.Update(msg)
+	return cmd
+}
+
+// dialogKey passes a key to the approval dialog and sends its answer
+// exactly once: the dialog is dropped as soon as it has answered.
+func (m *Model) dialogKey(msg tea.KeyMsg) tea.Cmd {
+	if m.dialog.mode == modeAsk && key.Matches(msg, m.keys.Quit) {
+		return m.quit()
+	}
+	rep, cmd := m.dialog.key(m.keys, msg)
+	if rep == nil {
+		return cmd
+	}
+	req := m.dialog.req
+	if !m.answered[req.ID] {
+		m.answered[req.ID] = true
+		req.Answer(*rep)
+	}
+	m.dialog = nil
+	m.nextDialog()
+	return cmd
+}
+
+// paneKey moves within the focused pane.
+func (m *Model) paneKey(msg tea.KeyMsg) {
+	k := m.keys
+	delta := 0
+	switch {
+	case key.Matches(msg, k.Up):
+		delta = -1
+	case key.Matches(msg, k.Down):
+		delta = 1
+	case key.Matches(msg, k.PageUp):
+		delta = -max(m.paneHeight()-1, 1)
+	case key.Matches(msg, k.PageDown):
+		delta = max(m.paneHeight()-1, 1)
+	case key.Matches(msg, k.Top):
+		delta = -1 << 20
+	case key.Matches(msg, k.Bottom):
+		delta = 1 << 20
+	case key.Matches(msg, k.Select):
+		m.selectItem()
+		return
+	default:
+		return
+	}
+	m.move(delta)
+}
+
+func (m *Model) move(delta int) {
+	switch m.focus {
+	case paneTree:
+		m.tree.move(delta)
+	case paneHyps:
+		m.hyps.move(delta)
+	case paneDiff:
+		if delta < 0 {
+			m.diff.vp.ScrollUp(-delta)
+		} else {
+			m.diff.vp.ScrollDown(delta)
+		}
+	case paneActivity:
+		m.act.scroll(delta)
+	}
+}
+
+func (m *Model) paneHeight() int {
+	return computeLayout(m.width, m.height).boxes[m.focus].inner().h
+}
+
+// selectItem expands the row under the cursor and shows it in the diff pane.
+func (m *Model) selectItem() {
+	switch m.focus {
+	case paneTree:
+		if n := m.tree.selected(); n != nil {
+			m.tree.toggle()
+			m.diff.follow = false
+			m.diff.showMarkdown(n.ID, n.detail())
+		}
+	case paneHyps:
+		m.selectHypRow()
+	}
+}
+
+func (m *Model) selectHypRow() {
+	r, ok := m.hyps.selected()
+	if !ok {
+		return
+	}
+	h := m.hyps.plan.Hypotheses[r.hyp]
+	m.diff.follow = false
+	switch r.kind {
+	case rowHyp:
+		m.hyps.toggle()
+		d, _ := m.diff.hypothesisDiff(h, m.hyps.plan.Original)
+		m.diff.show(diffContent{title: "hypothesis " + h.ID + " vs original", markdown: hypDetail(h), patch: d.Patch})
+	case rowTodo, rowCheckpoint:
+		t := h.Todos[r.todo]
+		if d, ok := m.diff.lookup(t.Commit); ok && t.Commit != "" {
+			m.diff.showDiff(d)
+			return
+		}
+		m.diff.showMarkdown(h.ID+"/"+t.ID, "**["+t.Status+"] "+t.ID+"** "+t.Content)
+	case rowInsight:
+		m.diff.showMarkdown("insight", r.text)
+	}
+}
+
+// followRun goes back to showing each new diff as the run makes it.
+func (m *Model) followRun() {
+	m.diff.follow = true
+	m.tree.follow = true
+	m.tree.cursor = m.tree.indexOf(m.tree.current)
+	m.hyps.follow = true
+	m.hyps.setPlan(m.hyps.plan)
+	if info, ok := m.diff.lookup(m.diff.latest); ok {
+		m.diff.showDiff(info)
+	}
+}
+
+// showFinal shows the final report above the final patch.
+func (m *Model) showFinal() {
+	report := ""
+	if m.run.done != nil {
+		report = m.run.done.Report
+	}
+	patch, _ := m.diff.final()
+	if report == "" && patch.Patch == "" {
+		return
+	}
+	m.diff.follow = false
+	m.diff.show(diffContent{title: "final report and patch", markdown: report, patch: patch.Patch})
+}

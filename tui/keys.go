@@ -1,0 +1,85 @@
+package tui
+
+import "github.com/charmbracelet/bubbles/key"
+
+// KeyMap is every key the workbench answers to. It is a value passed down
+// so tests and callers can rebind keys without touching the panes.
+type KeyMap struct {
+	NextPane, PrevPane key.Binding
+	Pane1, Pane2       key.Binding
+	Pane3, Pane4       key.Binding
+	Up, Down           key.Binding
+	PageUp, PageDown   key.Binding
+	Top, Bottom        key.Binding
+	Select, Follow     key.Binding
+	Final              key.Binding
+	Pause, Step, Note  key.Binding
+	Help, Quit         key.Binding
+	Approve, Choose    key.Binding
+	Refuse, Cancel     key.Binding
+	Drop, Add          key.Binding
+	MoveUp, MoveDown   key.Binding
+	Confirm            key.Binding
+}
+
+// DefaultKeyMap is the workbench's keys.
+func DefaultKeyMap() KeyMap {
+	b := func(help, desc string, keys ...string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	return KeyMap{
+		NextPane: b("tab", "next pane", "tab"),
+		PrevPane: b("shift+tab", "previous pane", "shift+tab"),
+		Pane1:    b("1", "search tree", "1"),
+		Pane2:    b("2", "hypotheses", "2"),
+		Pane3:    b("3", "diff", "3"),
+		Pane4:    b("4", "activity", "4"),
+		Up:       b("↑/k", "up", "up", "k"),
+		Down:     b("↓/j", "down", "down", "j"),
+		PageUp:   b("pgup/u", "page up", "pgup", "u"),
+		PageDown: b("pgdn/d", "page down", "pgdown", "d"),
+		Top:      b("g", "top", "g", "home"),
+		Bottom:   b("G", "bottom", "G", "end"),
+		Select:   b("enter", "expand / show", "enter"),
+		Follow:   b("f", "follow the run", "f"),
+		Final:    b("F", "final patch & report", "F"),
+		Pause:    b("p", "pause / resume", "p"),
+		Step:     b("s", "step one tool call", "s"),
+		Note:     b("n", "note to the agent", "n"),
+		Help:     b("?", "keys", "?"),
+		Quit:     b("q", "quit", "q", "ctrl+c"),
+		Approve:  b("a", "approve", "a"),
+		Choose:   b("c", "choose another", "c"),
+		Refuse:   b("r", "refuse with reason", "r"),
+		Cancel:   b("esc", "back", "esc"),
+		Drop:     b("d", "drop location", "d", "x"),
+		Add:      b("+", "add location", "+"),
+		MoveUp:   b("K", "move up", "K"),
+		MoveDown: b("J", "move down", "J"),
+		Confirm:  b("enter", "confirm", "enter"),
+	}
+}
+
+// ShortHelp is the status bar's reminder.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.NextPane, k.Select, k.Pause, k.Note, k.Help, k.Quit}
+}
+
+// FullHelp is the whole map, shown by "?".
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.NextPane, k.PrevPane, k.Pane1, k.Pane2, k.Pane3, k.Pane4},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Select, k.Follow, k.Final, k.Pause, k.Step, k.Note},
+		{k.Approve, k.Choose, k.Refuse, k.Cancel, k.Help, k.Quit},
+		{k.Drop, k.MoveUp, k.MoveDown, k.Add, k.Confirm},
+	}
+}
+
+// dialogHelp is the keys an approval dialog answers to in its main mode.
+func (k KeyMap) dialogHelp(edit bool) []key.Binding {
+	if edit {
+		return []key.Binding{k.Up, k.Down, k.Drop, k.MoveUp, k.MoveDown, k.Add, k.Confirm, k.Approve, k.Refuse}
+	}
+	return []key.Binding{k.Approve, k.Choose, k.Refuse, k.Up, k.Down}
+}

@@ -1,0 +1,210 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/swe-adept/swe-adept/agent/event"
+)
+
+// treeNode is one unit in the localization DFS.
+type treeNode struct {
+	event.Node
+	children []string
+}
+
+// treePane draws the search tree as it grows: roots are the entry-point
+// searches, children the units followed from them.
+type treePane struct {
+	nodes     map[string]*treeNode
+	roots     []string
+	current   string         // the unit the agent entered last
+	rank      map[string]int // final ranking, 1-based
+	unvisited []string       // ranked units the DFS never entered
+	collapsed map[string]bool
+	cursor    int
+	offset    int
+	follow    bool // the cursor tracks the current node until the engineer moves it
+}
+
+func newTreePane() treePane {
+	return treePane{nodes: map[string]*treeNode{}, rank: map[string]int{}, collapsed: map[string]bool{}, follow: true}
+}
+
+// add records a node; a node seen again (a revisit or a dead-end mark)
+// is updated in place.
+func (t *treePane) add(n event.Node) {
+	if old, ok := t.nodes[n.ID]; ok {
+		dead := old.DeadEnd || n.DeadEnd
+		if n.Preview == "" {
+			n.Preview = old.Preview
+		}
+		if n.Kind == "" {
+			n.Kind = old.Kind
+		}
+		n.Parent, n.Depth, n.Query = old.Parent, old.Depth, old.Query
+		old.Node = n
+		old.DeadEnd = dead
+	} else {
+		t.nodes[n.ID] = &treeNode{Node: n}
+		if p, ok := t.nodes[n.Parent]; ok && n.Parent != "" {
+			p.children = append(p.children, n.ID)
+		} else {
+			t.roots = append(t.roots, n.ID)
+		}
+	}
+	if !n.DeadEnd {
+		t.current = n.ID
+	}
+	if t.follow {
+		t.cursor = t.indexOf(t.current)
+	}
+}
+
+// setRanking marks the final ranking on the tree.
+func (t *treePane) setRanking(r *event.Ranking) {
+	t.rank = map[string]int{}
+	t.unvisited = nil
+	for i, id := range r.Functions {
+		t.rank[id] = i + 1
+		if _, ok := t.nodes[id]; !ok {
+			t.unvisited = append(t.unvisited, id)
+		}
+	}
+}
+
+// row is one visible line of the tree.
+type treeRow struct {
+	id    string
+	depth int
+}
+
+func (t *treePane) rows() []treeRow {
+	var out []treeRow
+	var walk func(id string, depth int)
+	walk = func(id string, depth int) {
+		out = append(out, treeRow{id, depth})
+		if t.collapsed[id] {
+			return
+		}
+		for _, c := range t.nodes[id].children {
+			walk(c, depth+1)
+		}
+	}
+	for _, r := range t.roots {
+		walk(r, 0)
+	}
+	return out
+}
+
+func (t *treePane) indexOf(id string) int {
+	for i, r := range t.rows() {
+		if r.id == id {
+			return i
+		}
+	}
+	return t.cursor
+}
+
+func (t *treePane) move(delta int) {
+	n := len(t.rows())
+	t.cursor = max(min(t.cursor+delta, n-1), 0)
+	t.follow = false
+}
+
+// selected is the node under the cursor, or nil.
+func (t *treePane) selected() *treeNode {
+	rows := t.rows()
+	if t.cursor < 0 || t.cursor >= len(rows) {
+		return nil
+	}
+	return t.nodes[rows[t.cursor].id]
+}
+
+// toggle folds or unfolds the node under the cursor.
+func (t *treePane) toggle() {
+	if n := t.selected(); n != nil && len(n.children) > 0 {
+		t.collapsed[n.ID] = !t.collapsed[n.ID]
+	}
+}
+
+func (t *treePane) view(st Styles, r rect, focused bool) []string {
+	rows := t.rows()
+	if len(rows) == 0 {
+		return []string{st.Dim.Render("waiting for the localization agent's first search…")}
+	}
+	foot := t.footer(st)
+	h := max(r.h-len(foot), 1)
+	t.offset = window(t.offset, t.cursor, len(rows), h)
+	var out []string
+	for i := t.offset; i < len(rows) && len(out) < h; i++ {
+		out = append(out, t.line(st, rows[i], i == t.cursor && focused, r.w))
+	}
+	for len(out) < h && len(foot) > 0 {
+		out = append(out, "")
+	}
+	return append(out, foot...)
+}
+
+func (t *treePane) line(st Styles, row treeRow, cursor bool, w int) string {
+	n := t.nodes[row.id]
+	mark := "  "
+	if cursor {
+		mark = st.Cursor.Render("› ")
+	}
+	glyph := "• "
+	if len(n.children) > 0 {
+		glyph = "▾ "
+		if t.collapsed[n.ID] {
+			glyph = "▸ "
+		}
+	}
+	id := n.ID
+	switch {
+	case n.ID == t.current:
+		id = st.Current.Render(id + " ◀")
+	case n.DeadEnd:
+		id = st.Dim.Render(id)
+	}
+	parts := []string{mark + strings.Repeat("  ", row.depth) + glyph + id, st.Dim.Render(n.Kind)}
+	if k := t.rank[n.ID]; k > 0 {
+		parts = append(parts, st.Rank.Render(fmt.Sprintf("★%d", k)))
+	}
+	if n.DeadEnd {
+		parts = append(parts, st.Dim.Render("✗ dead end"))
+	}
+	if row.depth == 0 && n.Query != "" {
+		parts = append(parts, st.Dim.Render("⌕ "+n.Query))
+	}
+	if p := firstLine(n.Preview); p != "" {
+		parts = append(parts, st.Dim.Render("— "+p))
+	}
+	return fit(strings.Join(parts, " "), w)
+}
+
+// footer lists ranked units the search never entered, so the ranking is
+// complete even when the re-rank pulled in something new.
+func (t *treePane) footer(st Styles) []string {
+	if len(t.unvisited) == 0 {
+		return nil
+	}
+	out := []string{st.Dim.Render("ranked, not in the tree:")}
+	for _, id := range t.unvisited {
+		out = append(out, "  "+st.Rank.Render(fmt.Sprintf("★%d", t.rank[id]))+" "+id)
+	}
+	return out
+}
+
+// detail is the markdown the diff pane shows for the selected node.
+func (n *treeNode) detail() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n*%s*, depth %d", n.ID, n.Kind, n.Depth)
+	if n.Query != "" {
+		fmt.Fprintf(&b, ", found by `%s`", n.Query)
+	}
+	if n.DeadEnd {
+		b.WriteString(" — **dead end**")
+	}
+	fmt.Fprintf(&b, "\n\n```\n%s\n```\n", strings.TrimSpace(n.Preview))
+	return b.String()
+}

@@ -1,0 +1,89 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+)
+
+// View draws the whole screen: the panes (a grid or tabs), or the help or
+// approval dialog over them, and the status bar.
+func (m *Model) View() string {
+	l := computeLayout(m.width, m.height)
+	var body string
+	switch {
+	case m.dialog != nil:
+		body = m.dialogView(l.body)
+	case m.showHelp:
+		body = m.helpView(l.body)
+	case l.grid:
+		body = m.gridView(l)
+	default:
+		body = m.tabView(l)
+	}
+	return body + "\n" + m.statusBar()
+}
+
+func (m *Model) gridView(l layout) string {
+	top := lipgloss.JoinHorizontal(lipgloss.Top, m.paneView(paneTree, l.boxes[paneTree]), m.paneView(paneHyps, l.boxes[paneHyps]))
+	bottom := lipgloss.JoinHorizontal(lipgloss.Top, m.paneView(paneDiff, l.boxes[paneDiff]), m.paneView(paneActivity, l.boxes[paneActivity]))
+	return top + "\n" + bottom
+}
+
+// tabView shows the focused pane alone under a tab bar, for small terminals.
+func (m *Model) tabView(l layout) string {
+	var tabs []string
+	for p := pane(0); p < paneCount; p++ {
+		label := string(rune('1'+p)) + " " + paneTitles[p]
+		if p == m.focus {
+			tabs = append(tabs, m.st.TabActive.Render(label))
+		} else {
+			tabs = append(tabs, m.st.Tab.Render(label))
+		}
+	}
+	bar := fit(" "+strings.Join(tabs, "  "), m.width)
+	return bar + "\n" + m.paneView(m.focus, l.boxes[m.focus])
+}
+
+// paneView draws one pane in its box.
+func (m *Model) paneView(p pane, r rect) string {
+	in := r.inner()
+	focused := p == m.focus
+	title := paneTitles[p]
+	var lines []string
+	switch p {
+	case paneTree:
+		lines = m.tree.view(m.st, in, focused)
+	case paneHyps:
+		lines = m.hyps.view(m.st, in, focused)
+	case paneDiff:
+		m.diff.setSize(r)
+		title = m.diff.title()
+		lines = m.diff.view()
+	case paneActivity:
+		lines = m.act.view(m.st, in)
+	}
+	return box(m.st, title, focused, lines, r)
+}
+
+func (m *Model) dialogView(r rect) string {
+	w := min(r.w, 110)
+	h := min(r.h, max(r.h*4/5, 20))
+	box := rect{w, h}
+	lines := m.dialog.view(m.st, m.keys, box.inner().w, box.inner().h)
+	drawn := boxStyled(m.st, "Approval needed", lines, box)
+	return lipgloss.Place(r.w, r.h, lipgloss.Center, lipgloss.Center, drawn)
+}
+
+func (m *Model) helpView(r rect) string {
+	m.help.ShowAll = true
+	lines := strings.Split(m.help.View(m.keys), "\n")
+	lines = append([]string{"", m.st.Dim.Render("Any key closes this help.")}, lines...)
+	return box(m.st, "Keys", true, lines, rect{r.w, r.h})
+}
+
+// boxStyled is a box drawn in the dialog's colour.
+func boxStyled(st Styles, title string, lines []string, r rect) string {
+	st.BorderFocused, st.TitleFocused = st.Dialog, st.DialogTitle
+	return box(st, title, true, lines, r)
+}
