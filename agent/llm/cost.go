@@ -78,6 +78,17 @@ type Totals struct {
 // Tokens is prompt plus completion tokens.
 func (t Totals) Tokens() int { return t.PromptTokens + t.CompletionTokens }
 
+// Plus sums two agents' totals, for a run-wide figure.
+func (t Totals) Plus(u Totals) Totals {
+	return Totals{
+		Calls:            t.Calls + u.Calls,
+		PromptTokens:     t.PromptTokens + u.PromptTokens,
+		CompletionTokens: t.CompletionTokens + u.CompletionTokens,
+		Cost:             t.Cost + u.Cost,
+		Priced:           t.Priced && u.Priced,
+	}
+}
+
 // CostString formats the total cost with FormatCost.
 func (t Totals) CostString() string { return FormatCost(t.Cost, t.Priced) }
 

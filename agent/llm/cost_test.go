@@ -97,3 +97,15 @@ func TestMeterConcurrent(t *testing.T) {
 		t.Errorf("Totals = %+v (%s)", got, got.CostString())
 	}
 }
+
+func TestTotalsPlus(t *testing.T) {
+	a := Totals{Calls: 1, PromptTokens: 10, CompletionTokens: 2, Cost: 0.5, Priced: true}
+	b := Totals{Calls: 2, PromptTokens: 5, CompletionTokens: 1, Cost: 0.25, Priced: true}
+	if got := a.Plus(b); got != (Totals{3, 15, 3, 0.75, true}) {
+		t.Errorf("priced sum = %+v", got)
+	}
+	b.Priced = false
+	if got := a.Plus(b); got.Priced || got.CostString() != "unpriced" {
+		t.Errorf("sum with an unpriced side = %+v", got)
+	}
+}

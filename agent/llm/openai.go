@@ -137,6 +137,9 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 // Name is the model name the server is asked for.
 func (o *OpenAI) Name() string { return o.cfg.Model }
 
+// BaseURL is the server the client talks to, for display and run records.
+func (o *OpenAI) BaseURL() string { return o.cfg.BaseURL }
+
 // Complete sends one non-streaming chat completion, retrying transient
 // failures, and returns the assistant's turn with its usage and cost.
 func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
@@ -181,6 +184,9 @@ func (o *OpenAI) buildRequest(req Request) openai.ChatCompletionRequest {
 		creq.MaxCompletionTokens = maxTokens
 		return creq
 	}
+	// max_tokens is deprecated at OpenAI, but Ollama and the llama.cpp
+	// server read only it, and OpenAI's non-reasoning models still take it.
+	//lint:ignore SA1019 kept for compatible servers, see above
 	creq.MaxTokens = maxTokens
 	if temp != nil {
 		creq.Temperature = wireTemperature(*temp)

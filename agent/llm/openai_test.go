@@ -178,7 +178,7 @@ func TestNewOpenAIConfig(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := NewOpenAI(tc.cfg)
 			if tc.wantErr == "" {
-				if err != nil || m.Name() != tc.cfg.Model {
+				if err != nil || m.Name() != tc.cfg.Model || !strings.HasPrefix(m.BaseURL(), "http") {
 					t.Fatalf("NewOpenAI = %v, %v", m, err)
 				}
 				return
