@@ -48,13 +48,17 @@ func matchItems(old []oldItem, items []Item) []int {
 			}
 		}
 	}
+	oldKeys := make([]string, len(old))
+	for j, o := range old {
+		oldKeys[j] = normKey(o.content)
+	}
 	for i, it := range items { // 2: same text
 		if res[i] >= 0 {
 			continue
 		}
 		key, best := normKey(it.Content), -1
 		for j, o := range old {
-			if !taken[j] && normKey(o.content) == key && (best < 0 || posDist(i, o) < posDist(i, old[best])) {
+			if !taken[j] && oldKeys[j] == key && (best < 0 || posDist(i, o) < posDist(i, old[best])) {
 				best = j
 			}
 		}

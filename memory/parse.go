@@ -14,6 +14,7 @@ type Item struct {
 	Content string // text without bullet, tag or the annotations this package renders
 	Tagged  bool   // the line carried a status tag
 	Ref     string // id from a rendered annotation ("h2", "t3") the model copied back, if any
+	Depth   int    // 0 for a top-level item, 1 for one nested under the item before it
 }
 
 // MaxItems bounds a list so a runaway model cannot make matching quadratic in something huge.
@@ -29,13 +30,15 @@ const MaxItems = 200
 //   - so is every line under a heading that starts with "Dropped" (how the renderers set apart
 //     items kept only for their work) up to the next heading: moving such a line into the list
 //     revives the item;
-//   - if no line has a bullet or tag, every non-blank text line is a pending item.
+//   - if no line has a bullet or tag, every non-blank text line is a pending item;
+//   - an item indented two or more columns deeper than the first item is nested (Depth 1) under
+//     the top-level item before it; deeper nesting counts as Depth 1 too.
 //
 // Trailing annotations this package renders, "(h1, branch …)" or "(t2, checkpoint …)", are
 // stripped from the content and their id is kept in Item.Ref. The order of the result is the order
 // of the list. It fails, naming a line, when nothing parses or the list is too long.
 func ParseStatusList(md string) ([]Item, error) {
-	var p listParser
+	p := listParser{baseWidth: -1}
 	for i, raw := range strings.Split(md, "\n") {
 		p.line(i+1, strings.TrimRight(raw, "\r"))
 	}
@@ -71,6 +74,7 @@ type listParser struct {
 	cur       *Item  // item that a continuation line would join
 	prevBlank bool
 	inDropped bool // under a "Dropped" heading
+	baseWidth int  // indentation of the first item; -1 before it
 	firstLine int  // first non-blank line, for the error when nothing parses
 	firstText string
 }
@@ -101,6 +105,13 @@ func (p *listParser) line(n int, raw string) {
 		if it.Content == "" {
 			return // a bare "- [ ]" carries nothing to track
 		}
+		width := indentWidth(raw)
+		if p.baseWidth < 0 {
+			p.baseWidth = width
+		}
+		if width >= p.baseWidth+2 && len(p.items) > 0 {
+			it.Depth = 1
+		}
 		p.items = append(p.items, it)
 		p.cur = &p.items[len(p.items)-1]
 		return
@@ -115,6 +126,22 @@ func (p *listParser) line(n int, raw string) {
 	if content != "" {
 		p.plain = append(p.plain, Item{Line: n, Status: Pending, Content: content, Ref: ref})
 	}
+}
+
+// indentWidth is the column of the first non-space, with tabs at every 4 columns.
+func indentWidth(raw string) int {
+	w := 0
+	for _, r := range raw {
+		switch r {
+		case ' ':
+			w++
+		case '\t':
+			w += 4 - w%4
+		default:
+			return w
+		}
+	}
+	return w
 }
 
 // ignorable reports headings, horizontal rules, fences and table borders: structure, not items.

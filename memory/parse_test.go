@@ -142,6 +142,9 @@ func TestRenderItemsRoundTrip(t *testing.T) {
 		{Status: Failed, Content: "1. looks numbered"},
 		{Status: Pending, Content: "ends in (parentheses)"},
 		{Status: Pending, Content: "ünïcödé ✓ text"},
+		{Status: Succeeded, Content: "nested step", Depth: 1},
+		{Status: Pending, Content: "another nested step", Depth: 1},
+		{Status: Pending, Content: "back at the top"},
 	}
 	out, err := ParseStatusList(RenderItems(in))
 	if err != nil {
@@ -156,8 +159,9 @@ func assertSameItems(t *testing.T, a, b []Item) {
 		t.Fatalf("got %d items, want %d:\n%+v\n%+v", len(b), len(a), a, b)
 	}
 	for i := range a {
-		if a[i].Status != b[i].Status || a[i].Content != b[i].Content {
-			t.Errorf("item %d = %s %q, want %s %q", i, b[i].Status.Tag(), b[i].Content, a[i].Status.Tag(), a[i].Content)
+		if a[i].Status != b[i].Status || a[i].Content != b[i].Content || a[i].Depth != b[i].Depth {
+			t.Errorf("item %d = %s %q depth %d, want %s %q depth %d", i, b[i].Status.Tag(), b[i].Content, b[i].Depth,
+				a[i].Status.Tag(), a[i].Content, a[i].Depth)
 		}
 	}
 }

@@ -5,12 +5,19 @@ import (
 	"strings"
 )
 
-// RenderItems writes items as a numbered, tagged markdown list; ParseStatusList reads it back to
-// the same statuses and contents.
+// RenderItems writes items as a numbered, tagged markdown list, nested items indented under
+// their parent; ParseStatusList reads it back to the same statuses, contents and depths.
 func RenderItems(items []Item) string {
 	var b strings.Builder
-	for i, it := range items {
-		fmt.Fprintf(&b, "%d. %s %s\n", i+1, it.Status.Tag(), it.Content)
+	top, sub := 0, 0
+	for _, it := range items {
+		if it.Depth > 0 && top > 0 {
+			sub++
+			fmt.Fprintf(&b, "   %d. %s %s\n", sub, it.Status.Tag(), it.Content)
+			continue
+		}
+		top, sub = top+1, 0
+		fmt.Fprintf(&b, "%d. %s %s\n", top, it.Status.Tag(), it.Content)
 	}
 	return b.String()
 }

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -14,10 +15,17 @@ type Changes struct {
 	Dropped       []string `json:"dropped,omitempty"`        // left out, kept for their work
 	Removed       []string `json:"removed,omitempty"`        // left out and deleted
 	Reordered     bool     `json:"reordered,omitempty"`
+	// Todos holds, by hypothesis id, the changes of to-do lists nested in a hypothesis list.
+	Todos map[string]Changes `json:"todos,omitempty"`
 }
 
 // Empty reports whether the update changed nothing.
 func (c Changes) Empty() bool {
+	for _, tc := range c.Todos {
+		if !tc.Empty() {
+			return false
+		}
+	}
 	return len(c.Added)+len(c.Edited)+len(c.StatusChanged)+len(c.Revived)+len(c.Dropped)+len(c.Removed) == 0 && !c.Reordered
 }
 
@@ -41,22 +49,46 @@ func (c Changes) String() string {
 	if c.Reordered {
 		parts = append(parts, "reordered")
 	}
+	ids := make([]string, 0, len(c.Todos))
+	for id := range c.Todos {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if tc := c.Todos[id]; !tc.Empty() {
+			parts = append(parts, "to-dos of "+id+": "+tc.String())
+		}
+	}
 	return strings.Join(parts, "; ")
 }
 
 // UpdateHypotheses replaces the hypothesis list with the model's markdown (update_hypothesis),
 // keeping identities as the comment on oldItem's matching describes. List order is confidence
-// order. When the current hypothesis is removed, or none is current, the first listed
-// hypothesis in progress becomes current. On error the memory is unchanged.
+// order. Items nested under a hypothesis are taken as its to-do list, as update_todo would take
+// them; a hypothesis without nested items keeps its to-dos. When the current hypothesis is
+// removed, or none is current, the first listed hypothesis in progress becomes current. On error
+// the memory is unchanged.
 func (m *Memory) UpdateHypotheses(md string) (Changes, error) {
 	items, err := ParseStatusList(md)
 	if err != nil {
 		return Changes{}, fmt.Errorf("update hypotheses: %w", err)
 	}
-	list, ch := reconcile(m.Hypotheses, items, func(it Item) *Hypothesis {
+	top, nested := splitNested(items)
+	list, ch := reconcile(m.Hypotheses, top, func(it Item) *Hypothesis {
 		return m.newHypothesis(it.Content, it.Status)
 	})
 	m.Hypotheses = list
+	for i, sub := range nested {
+		h := list[i] // reconcile puts the listed items first, in order
+		todos, tc := reconcile(h.Todos, sub, func(it Item) *Todo { return h.newTodo(it.Content, it.Status) })
+		h.Todos = todos
+		if !tc.Empty() {
+			if ch.Todos == nil {
+				ch.Todos = map[string]Changes{}
+			}
+			ch.Todos[h.ID] = tc
+		}
+	}
 	if m.Current != "" && m.Hypothesis(m.Current) == nil {
 		m.Current = ""
 	}
@@ -96,4 +128,20 @@ func (m *Memory) UpdateTodos(ref, md string) (Changes, error) {
 		m.changed()
 	}
 	return ch, nil
+}
+
+// splitNested separates top-level items from the items nested under each, keyed by the index of
+// their top-level item.
+func splitNested(items []Item) ([]Item, map[int][]Item) {
+	var top []Item
+	nested := map[int][]Item{}
+	for _, it := range items {
+		if it.Depth > 0 && len(top) > 0 {
+			it.Depth = 0
+			nested[len(top)-1] = append(nested[len(top)-1], it)
+			continue
+		}
+		top = append(top, it)
+	}
+	return top, nested
 }
