@@ -21,7 +21,7 @@ const (
 	DefaultMaxAttempts    = 5
 	DefaultBackoffBase    = 500 * time.Millisecond
 	DefaultBackoffMax     = 30 * time.Second
-	DefaultAttemptTimeout = 3 * time.Minute
+	DefaultAttemptTimeout = 5 * time.Minute // a CPU-bound local server can be slow
 )
 
 // OpenAIConfig configures an OpenAI-compatible chat-completions client.
@@ -159,6 +159,9 @@ func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 		usage.CompletionTokens = estimateTokens(msg)
 	}
 	usage.Cost, usage.Priced = PriceOf(o.cfg.Model, usage.PromptTokens, usage.CompletionTokens)
+	o.cfg.Logger.Debug("model call", "model", o.cfg.Model, "finish", resp.Choices[0].FinishReason,
+		"prompt_tokens", usage.PromptTokens, "completion_tokens", usage.CompletionTokens,
+		"tool_calls", len(msg.ToolCalls))
 	return Response{Message: msg, Usage: usage}, nil
 }
 

@@ -111,15 +111,17 @@ func (o *OpenAI) classify(ctx context.Context, info *attemptInfo, err error) *Ca
 }
 
 // errorDetail pulls the status, the server's message and its error code
-// from go-openai's error types.
+// from go-openai's error types. A body that is not OpenAI's error shape
+// ({"error": "text"} from some local servers) comes as a RequestError
+// wrapping an empty APIError; its raw body is the message then.
 func errorDetail(err error) (status int, detail, code string) {
 	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	switch {
-	case errors.As(err, &apiErr):
+	if errors.As(err, &apiErr) && apiErr.Message != "" {
 		c, _ := apiErr.Code.(string)
 		return apiErr.HTTPStatusCode, apiErr.Message, c
-	case errors.As(err, &reqErr):
+	}
+	var reqErr *openai.RequestError
+	if errors.As(err, &reqErr) {
 		return reqErr.HTTPStatusCode, string(reqErr.Body), ""
 	}
 	return 0, err.Error(), ""
@@ -127,6 +129,9 @@ func errorDetail(err error) (status int, detail, code string) {
 
 func (o *OpenAI) statusError(status int, detail, code string) *CallError {
 	base, model, said := o.cfg.BaseURL, o.cfg.Model, clip(detail, 300)
+	if said == "" {
+		said = http.StatusText(status)
+	}
 	var e *CallError
 	switch {
 	case status == http.StatusOK:
@@ -134,7 +139,7 @@ func (o *OpenAI) statusError(status int, detail, code string) *CallError {
 	case status == http.StatusUnauthorized:
 		e = o.newError(status, "the API rejected the key: check OPENAI_API_KEY (%s said: %s)", base, said)
 	case status == http.StatusNotFound:
-		e = o.newError(status, "model %s not found at %s: check --model / SWE_ADEPT_MODEL (server said: %s)", model, base, said)
+		e = o.newError(status, "model %s not found at %s: check --model / SWE_ADEPT_MODEL (or OPENAI_BASE_URL; server said: %s)", model, base, said)
 	case status == http.StatusTooManyRequests && code == "insufficient_quota":
 		e = o.newError(status, "the API account behind OPENAI_API_KEY has no quota left: %s", said)
 	case status == http.StatusTooManyRequests:

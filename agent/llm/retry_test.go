@@ -75,6 +75,19 @@ func TestOpenAIRetries(t *testing.T) {
 			is:      ErrModelNotFound,
 		},
 		{
+			name:     "404 from a server with a plain error string",
+			replies:  []reply{{status: 404, body: `{"error":"model 'gpt-9' not found, try pulling it first"}`}},
+			attempts: 5, wantReqs: 1,
+			wantErr: []string{"model gpt-9 not found at", "try pulling it first"},
+			is:      ErrModelNotFound,
+		},
+		{
+			name:     "error without a message",
+			replies:  []reply{{status: 403}},
+			attempts: 5, wantReqs: 1,
+			wantErr: []string{"rejected the request (403): Forbidden"},
+		},
+		{
 			name:     "malformed body",
 			replies:  []reply{ok(`{"choices": [{"message": {"content": "cut off`)},
 			attempts: 5, wantReqs: 1,
