@@ -1,0 +1,236 @@
+package vcs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	gogit "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Repo is one git working tree: the engineer's checkout or a run's linked
+// worktree. Reads of refs and objects go through go-git (in-process, ~0.1 ms);
+// anything that scans or writes the working tree or index goes through the git
+// CLI (see doc.go for the figures behind that split). Methods are safe for
+// concurrent use, but the working tree itself is one: callers serialise
+// operations that change it.
+type Repo struct {
+	dir       string // top of the working tree
+	gitDir    string // this worktree's git dir (…/.git or …/.git/worktrees/x)
+	commonDir string // shared objects and refs
+
+	mu sync.Mutex // guards gg: go-git's object cache is not goroutine-safe
+	gg *gogit.Repository
+
+	identOnce sync.Once
+	ident     []string
+}
+
+// Head is the checked-out commit.
+type Head struct {
+	Hash     string // empty on an unborn branch (no commits yet)
+	Branch   string // short branch name, e.g. "main"; empty when detached
+	Detached bool
+}
+
+// Change is one entry of `git status --porcelain`: X is the index column,
+// Y the working-tree column ('?' for both on untracked files).
+type Change struct {
+	Path string
+	X, Y byte
+}
+
+// detailErr gives a sentinel error an actionable message while keeping
+// errors.Is working.
+type detailErr struct {
+	msg  string
+	base error
+}
+
+func (e *detailErr) Error() string { return e.msg }
+func (e *detailErr) Unwrap() error { return e.base }
+
+// Open opens the git working tree containing dir.
+func Open(ctx context.Context, dir string) (*Repo, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open repository %s: %w", dir, err)
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return nil, notRepo(abs)
+	}
+	out, err := git(ctx, abs, "rev-parse", "--path-format=absolute",
+		"--show-toplevel", "--absolute-git-dir", "--git-common-dir")
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, notRepo(abs)
+	}
+	lines := strings.Split(out, "\n")
+	if len(lines) != 3 {
+		return nil, notRepo(abs)
+	}
+	r := &Repo{dir: lines[0], gitDir: lines[1], commonDir: lines[2]}
+	r.gg, err = gogit.PlainOpenWithOptions(r.dir, &gogit.PlainOpenOptions{EnableDotGitCommonDir: true})
+	if err != nil {
+		return nil, fmt.Errorf("open repository %s: %w", r.dir, err)
+	}
+	return r, nil
+}
+
+func notRepo(dir string) error {
+	return &detailErr{
+		msg:  fmt.Sprintf("not a git repository: %s (run git init, or pass --repo)", dir),
+		base: ErrNotRepository,
+	}
+}
+
+// Dir is the top of the working tree.
+func (r *Repo) Dir() string { return r.dir }
+
+// CommonDir is the git directory shared by all worktrees (usually <repo>/.git).
+func (r *Repo) CommonDir() string { return r.commonDir }
+
+func (r *Repo) cmd(args ...string) gitCmd { return gitCmd{dir: r.dir, args: args} }
+
+func (r *Repo) git(ctx context.Context, args ...string) (string, error) {
+	return git(ctx, r.dir, args...)
+}
+
+// Head reports the checked-out commit and branch.
+func (r *Repo) Head(ctx context.Context) (Head, error) {
+	if err := ctx.Err(); err != nil {
+		return Head{}, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ref, err := r.gg.Reference(plumbing.HEAD, false)
+	if err != nil {
+		return Head{}, fmt.Errorf("read HEAD in %s: %w", r.dir, err)
+	}
+	if ref.Type() == plumbing.HashReference {
+		return Head{Hash: ref.Hash().String(), Detached: true}, nil
+	}
+	h := Head{Branch: ref.Target().Short()}
+	target, err := r.gg.Reference(ref.Target(), true)
+	switch {
+	case errors.Is(err, plumbing.ErrReferenceNotFound):
+		return h, nil // unborn branch
+	case err != nil:
+		return Head{}, fmt.Errorf("read %s in %s: %w", ref.Target(), r.dir, err)
+	}
+	h.Hash = target.Hash().String()
+	return h, nil
+}
+
+// Resolve turns a branch name, tag, full or abbreviated hash into a commit hash.
+func (r *Repo) Resolve(ctx context.Context, rev string) (string, error) {
+	if rev == "" || strings.HasPrefix(rev, "-") {
+		return "", unknownRev(rev)
+	}
+	r.mu.Lock()
+	h, err := r.gg.ResolveRevision(plumbing.Revision(rev))
+	r.mu.Unlock()
+	if err == nil {
+		return h.String(), nil
+	}
+	// go-git lacks some revision syntax; the CLI is the authority.
+	out, err := r.git(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	if err != nil || out == "" {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return "", unknownRev(rev)
+	}
+	return out, nil
+}
+
+func unknownRev(rev string) error {
+	return &detailErr{msg: fmt.Sprintf("unknown commit or branch %q", rev), base: ErrUnknownRevision}
+}
+
+// BranchExists reports whether refs/heads/<name> exists.
+func (r *Repo) BranchExists(ctx context.Context, name string) (bool, error) {
+	return r.refExists(ctx, "refs/heads/"+name)
+}
+
+func (r *Repo) refExists(ctx context.Context, ref string) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, err := r.gg.Reference(plumbing.ReferenceName(ref), false)
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", ref, err)
+	}
+	return true, nil
+}
+
+// treeOf returns the tree hash of a commit, via go-git.
+func (r *Repo) treeOf(hash string) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, err := r.gg.CommitObject(plumbing.NewHash(hash))
+	if err != nil {
+		return "", fmt.Errorf("read commit %s: %w", hash, err)
+	}
+	return c.TreeHash.String(), nil
+}
+
+// Status lists changed paths: staged, unstaged and untracked (not ignored),
+// one entry per file, renames shown as a deletion plus an addition.
+func (r *Repo) Status(ctx context.Context) ([]Change, error) {
+	out, err := r.cmd("status", "--porcelain=v1", "-z", "--no-renames", "--untracked-files=all").run(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("status of %s: %w", r.dir, err)
+	}
+	var cs []Change
+	for _, e := range strings.Split(string(out), "\x00") {
+		if len(e) < 4 {
+			continue
+		}
+		cs = append(cs, Change{X: e[0], Y: e[1], Path: e[3:]})
+	}
+	return cs, nil
+}
+
+// IsDirty reports whether the working tree or index differs from HEAD, or
+// holds untracked files that are not ignored.
+func (r *Repo) IsDirty(ctx context.Context) (bool, error) {
+	out, err := r.cmd("status", "--porcelain=v1", "-z", "--no-renames", "--untracked-files=normal").run(ctx)
+	if err != nil {
+		return false, fmt.Errorf("status of %s: %w", r.dir, err)
+	}
+	return len(out) > 0, nil
+}
+
+// requireClean returns ErrDirty, naming a few changed paths, unless the
+// working tree is clean.
+func (r *Repo) requireClean(ctx context.Context) error {
+	cs, err := r.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if len(cs) == 0 {
+		return nil
+	}
+	var names []string
+	for i, c := range cs {
+		if i == 5 {
+			names = append(names, fmt.Sprintf("and %d more", len(cs)-5))
+			break
+		}
+		names = append(names, strings.TrimSpace(string([]byte{c.X, c.Y}))+" "+c.Path)
+	}
+	return &detailErr{msg: fmt.Sprintf("%s (%s)", ErrDirty.Error(), strings.Join(names, ", ")), base: ErrDirty}
+}

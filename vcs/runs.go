@@ -1,0 +1,233 @@
+package vcs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// RunInfo is what a repository holds of one run.
+type RunInfo struct {
+	ID       string
+	InPlace  bool
+	Worktree string // the run's linked worktree, if it still exists
+	Original string
+	Finished bool     // Close ran
+	Branches []string // hypothesis branches, short names (swe-adept/<run>/…)
+	Refs     []string // private refs: original state, set-aside changes
+	// Pending names the ref holding an in-place engineer's uncommitted
+	// changes that were never restored (a crash); GC keeps it.
+	Pending string
+}
+
+// ListRuns lists the runs in the repository containing repo: their state
+// files, worktrees under <git dir>/swe-adept/worktrees and refs under our
+// namespaces.
+func ListRuns(ctx context.Context, repo string) ([]RunInfo, error) {
+	co, err := Open(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	runs := map[string]*RunInfo{}
+	get := func(id string) *RunInfo {
+		if runs[id] == nil {
+			runs[id] = &RunInfo{ID: id}
+		}
+		return runs[id]
+	}
+	if err := readStates(co, get); err != nil {
+		return nil, err
+	}
+	wts, _, err := worktrees(ctx, co)
+	if err != nil {
+		return nil, err
+	}
+	for id, dir := range wts {
+		get(id).Worktree = dir
+	}
+	if err := readRefs(ctx, co, get); err != nil {
+		return nil, err
+	}
+	out := make([]RunInfo, 0, len(runs))
+	for _, r := range runs {
+		out = append(out, *r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+func readStates(co *Repo, get func(string) *RunInfo) error {
+	dir := filepath.Join(co.commonDir, filepath.FromSlash(stateDir))
+	ents, err := os.ReadDir(dir)
+	if err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("list runs: %w", err)
+	}
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || validRunID(id) != nil {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return fmt.Errorf("list runs: %w", err)
+		}
+		var st runState
+		if err := json.Unmarshal(data, &st); err != nil {
+			slog.Warn("unreadable run state", "file", e.Name(), "err", err)
+			continue
+		}
+		r := get(id)
+		r.InPlace, r.Original, r.Finished = st.InPlace, st.Original, st.Finished
+		if st.InPlace && st.Stashed && !st.Restored {
+			r.Pending = StashRefPrefix + id + "/" + checkoutStash
+		}
+	}
+	return nil
+}
+
+// worktrees returns our run worktrees by run id, and every branch checked
+// out in any worktree (those must not be deleted).
+func worktrees(ctx context.Context, co *Repo) (map[string]string, map[string]bool, error) {
+	out, err := co.cmd("worktree", "list", "--porcelain", "-z").run(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list worktrees: %w", err)
+	}
+	ours := filepath.Join(co.commonDir, filepath.FromSlash(worktreesDir)) + string(filepath.Separator)
+	runs, checkedOut := map[string]string{}, map[string]bool{}
+	for _, line := range strings.Split(string(out), "\x00") {
+		if dir, ok := strings.CutPrefix(line, "worktree "); ok {
+			if rest, ok := strings.CutPrefix(dir, ours); ok && validRunID(rest) == nil {
+				runs[rest] = dir
+			}
+		}
+		if b, ok := strings.CutPrefix(line, "branch "); ok {
+			checkedOut[b] = true
+		}
+	}
+	return runs, checkedOut, nil
+}
+
+func readRefs(ctx context.Context, co *Repo, get func(string) *RunInfo) error {
+	out, err := co.git(ctx, "for-each-ref", "--format=%(refname)", "refs/heads/"+branchPrefix, "refs/swe-adept/")
+	if err != nil {
+		return fmt.Errorf("list run refs: %w", err)
+	}
+	for _, ref := range strings.Split(out, "\n") {
+		id, isBranch := refRun(ref)
+		if id == "" {
+			continue
+		}
+		r := get(id)
+		if isBranch {
+			r.Branches = append(r.Branches, strings.TrimPrefix(ref, "refs/heads/"))
+		} else {
+			r.Refs = append(r.Refs, ref)
+		}
+	}
+	return nil
+}
+
+// refRun maps one of our refs to its run id.
+func refRun(ref string) (id string, branch bool) {
+	for _, p := range []string{"refs/heads/" + branchPrefix, runRefPrefix, StashRefPrefix} {
+		if rest, ok := strings.CutPrefix(ref, p); ok {
+			id, _, _ = strings.Cut(rest, "/")
+			if validRunID(id) != nil {
+				return "", false
+			}
+			return id, p == "refs/heads/"+branchPrefix
+		}
+	}
+	return "", false
+}
+
+// GC removes a run's worktree (only ours, under <git dir>/swe-adept/worktrees),
+// its hypothesis branches and private refs, and its state. With runID "" it
+// removes every finished run. Branches checked out somewhere are kept, and so
+// are an in-place engineer's never-restored changes (the error says how to
+// restore them). It returns what it removed.
+func GC(ctx context.Context, repo, runID string) ([]string, error) {
+	co, err := Open(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := ListRuns(ctx, co.dir)
+	if err != nil {
+		return nil, err
+	}
+	var targets []RunInfo
+	for _, r := range runs {
+		if (runID == "" && r.Finished) || r.ID == runID {
+			targets = append(targets, r)
+		}
+	}
+	if runID != "" && len(targets) == 0 {
+		return nil, fmt.Errorf("gc: no run %q in %s", runID, co.dir)
+	}
+	var removed []string
+	var errs []error
+	for _, r := range targets {
+		rm, err := gcRun(ctx, co, r)
+		removed = append(removed, rm...)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return removed, errors.Join(errs...)
+}
+
+func gcRun(ctx context.Context, co *Repo, r RunInfo) ([]string, error) {
+	var removed []string
+	if r.Worktree != "" {
+		if _, err := co.git(ctx, "worktree", "remove", "--force", r.Worktree); err != nil {
+			return removed, fmt.Errorf("gc run %s: remove worktree: %w", r.ID, err)
+		}
+		removed = append(removed, r.Worktree)
+	}
+	_, checkedOut, err := worktrees(ctx, co)
+	if err != nil {
+		return removed, err
+	}
+	var kept []string
+	var del strings.Builder
+	refs := append([]string(nil), r.Refs...)
+	for _, b := range r.Branches {
+		refs = append(refs, "refs/heads/"+b)
+	}
+	for _, ref := range refs {
+		if ref == r.Pending || checkedOut[ref] {
+			kept = append(kept, ref)
+			continue
+		}
+		fmt.Fprintf(&del, "delete %s\n", ref)
+		removed = append(removed, ref)
+	}
+	if del.Len() > 0 {
+		if _, err := (gitCmd{dir: co.dir, args: []string{"update-ref", "--stdin"}, stdin: []byte(del.String())}).run(ctx); err != nil {
+			return nil, fmt.Errorf("gc run %s: delete refs: %w", r.ID, err)
+		}
+	}
+	if len(kept) > 0 {
+		return removed, gcKeptError(r, kept)
+	}
+	if err := os.Remove(statePath(co, r.ID)); err != nil && !os.IsNotExist(err) {
+		return removed, fmt.Errorf("gc run %s: %w", r.ID, err)
+	}
+	return removed, nil
+}
+
+func gcKeptError(r RunInfo, kept []string) error {
+	if r.Pending != "" {
+		return fmt.Errorf("gc run %s: kept %s: it holds uncommitted changes of your checkout that were never restored; "+
+			"restore them with `git stash apply --index %s`, then delete it with `git update-ref -d %s`",
+			r.ID, r.Pending, r.Pending, r.Pending)
+	}
+	return fmt.Errorf("gc run %s: kept %s: checked out in a worktree; switch away and run gc again",
+		r.ID, strings.Join(kept, ", "))
+}

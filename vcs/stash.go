@@ -1,0 +1,303 @@
+package vcs
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// StashRefPrefix is where PutAside keeps uncommitted changes. go-git has no
+// stash and refs/stash is shared with the engineer's own `git stash list`, so
+// each set-aside state is a private ref instead.
+const StashRefPrefix = "refs/swe-adept/stash/"
+
+// tempIndex creates a private index file seeded from this worktree's index,
+// so `git add` under GIT_INDEX_FILE reuses its stat data (fast) and never
+// writes the real index. The caller runs the returned cleanup.
+func (r *Repo) tempIndex(seed bool) (env []string, cleanup func(), err error) {
+	f, err := os.CreateTemp(r.gitDir, "swe-adept-index-*")
+	if err != nil {
+		return nil, nil, fmt.Errorf("temporary index: %w", err)
+	}
+	path := f.Name()
+	cleanup = func() { os.Remove(path); os.Remove(path + ".lock") }
+	data, rerr := os.ReadFile(filepath.Join(r.gitDir, "index"))
+	if seed && rerr == nil {
+		_, err = f.Write(data)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if !seed || rerr != nil {
+		os.Remove(path) // an empty file is not a valid index; git creates it
+	}
+	if err != nil {
+		cleanup()
+		return nil, nil, fmt.Errorf("temporary index: %w", err)
+	}
+	return []string{"GIT_INDEX_FILE=" + path}, cleanup, nil
+}
+
+// snapshotTree writes the tree of the working tree as `git add <args>` would
+// stage it, without touching the real index.
+func (r *Repo) snapshotTree(ctx context.Context, addArgs ...string) (string, error) {
+	env, cleanup, err := r.tempIndex(true)
+	if err != nil {
+		return "", err
+	}
+	defer cleanup()
+	args := append([]string{"add"}, addArgs...)
+	if _, err := (gitCmd{dir: r.dir, args: args, env: env}).run(ctx); err != nil {
+		return "", fmt.Errorf("snapshot working tree: %w", err)
+	}
+	return r.writeTree(ctx, env...)
+}
+
+// Snapshot records the working tree, including untracked files that are not
+// ignored, as a commit whose parent is HEAD, touching neither the index, the
+// working tree nor any ref. With nothing uncommitted it returns HEAD itself.
+// Diff a commit against the snapshot for "the working tree vs a commit".
+func (r *Repo) Snapshot(ctx context.Context) (string, error) {
+	head, err := r.Head(ctx)
+	if err != nil {
+		return "", err
+	}
+	tree, err := r.snapshotTree(ctx, "-A")
+	if err != nil {
+		return "", err
+	}
+	if head.Hash != "" {
+		ht, err := r.treeOf(head.Hash)
+		if err != nil {
+			return "", err
+		}
+		if ht == tree {
+			return head.Hash, nil
+		}
+	}
+	return r.commitTree(ctx, tree, "swe-adept: snapshot of the working tree", head.Hash)
+}
+
+// PutAside saves all uncommitted changes (staged, unstaged, deletions and
+// untracked files that are not ignored) on refs/swe-adept/stash/<name> and
+// leaves a clean working tree at HEAD. It returns the saved commit, or ""
+// when there was nothing to save. Restore brings the exact state back.
+//
+// The commit has git stash's layout (tree = tracked files; parents HEAD, the
+// index, the untracked files), so `git stash apply refs/swe-adept/stash/<name>`
+// also works by hand.
+func (r *Repo) PutAside(ctx context.Context, name string) (string, error) {
+	ref, err := stashRef(name)
+	if err != nil {
+		return "", err
+	}
+	if ok, err := r.refExists(ctx, ref); err != nil || ok {
+		if err == nil {
+			err = fmt.Errorf("changes are already set aside as %q; choose another name", name)
+		}
+		return "", err
+	}
+	dirty, err := r.IsDirty(ctx)
+	if err != nil || !dirty {
+		return "", err
+	}
+	saved, untracked, err := r.saveState(ctx, ref)
+	if err != nil {
+		return "", fmt.Errorf("put changes aside as %q: %w", name, err)
+	}
+	if err := r.cleanTo(ctx, untracked); err != nil {
+		return "", fmt.Errorf("put changes aside as %q (saved on %s): %w", name, ref, err)
+	}
+	return saved, nil
+}
+
+// saveState writes the stash-layout commit for the current state on ref.
+func (r *Repo) saveState(ctx context.Context, ref string) (string, []string, error) {
+	head, err := r.Head(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	if head.Hash == "" {
+		return "", nil, fmt.Errorf("no commits yet on %s: make a first commit", head.Branch)
+	}
+	label := fmt.Sprintf("%s: %s", nonEmpty(head.Branch, "(no branch)"), short(head.Hash))
+	itree, err := r.writeTree(ctx)
+	if err != nil {
+		return "", nil, fmt.Errorf("save the index (resolve merge conflicts first): %w", err)
+	}
+	icommit, err := r.commitTree(ctx, itree, "index on "+label, head.Hash)
+	if err != nil {
+		return "", nil, err
+	}
+	wtree, err := r.snapshotTree(ctx, "-u")
+	if err != nil {
+		return "", nil, err
+	}
+	parents := []string{head.Hash, icommit}
+	untracked, err := r.untracked(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(untracked) > 0 {
+		ucommit, err := r.untrackedCommit(ctx, untracked, label)
+		if err != nil {
+			return "", nil, err
+		}
+		parents = append(parents, ucommit)
+	}
+	w, err := r.commitTree(ctx, wtree, "WIP on "+label, parents...)
+	if err != nil {
+		return "", nil, err
+	}
+	if _, err := r.git(ctx, "update-ref", "-m", "swe-adept: put aside", ref, w, strings.Repeat("0", 40)); err != nil {
+		return "", nil, err
+	}
+	return w, untracked, nil
+}
+
+// untracked lists untracked files that are not ignored.
+func (r *Repo) untracked(ctx context.Context) ([]string, error) {
+	out, err := r.cmd("ls-files", "-z", "--others", "--exclude-standard").run(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list untracked files: %w", err)
+	}
+	var paths []string
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	return paths, nil
+}
+
+// untrackedCommit stores the given untracked files as a parentless commit.
+func (r *Repo) untrackedCommit(ctx context.Context, paths []string, label string) (string, error) {
+	env, cleanup, err := r.tempIndex(false)
+	if err != nil {
+		return "", err
+	}
+	defer cleanup()
+	stdin := []byte(strings.Join(paths, "\x00") + "\x00")
+	if _, err := (gitCmd{dir: r.dir, args: []string{"update-index", "--add", "-z", "--stdin"}, env: env, stdin: stdin}).run(ctx); err != nil {
+		return "", fmt.Errorf("save untracked files: %w", err)
+	}
+	tree, err := r.writeTree(ctx, env...)
+	if err != nil {
+		return "", err
+	}
+	return r.commitTree(ctx, tree, "untracked files on "+label)
+}
+
+// cleanTo resets index and tracked files to HEAD and removes exactly the
+// listed untracked files (already saved), never ignored ones.
+func (r *Repo) cleanTo(ctx context.Context, untracked []string) error {
+	if _, err := r.git(ctx, "reset", "-q", "--hard", "HEAD"); err != nil {
+		return err
+	}
+	for _, p := range untracked {
+		full := filepath.Join(r.dir, filepath.FromSlash(p))
+		if err := os.Remove(full); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("remove saved untracked file: %w", err)
+		}
+		for d := filepath.Dir(full); d != r.dir && strings.HasPrefix(d, r.dir); d = filepath.Dir(d) {
+			if os.Remove(d) != nil { // stops at the first non-empty directory
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// Restore brings back the state saved by PutAside exactly: working-tree
+// bytes (including untracked files and deletions) and the index (what was
+// staged stays staged). HEAD does not move. The working tree must be clean.
+// The ref is kept; GC removes it with the run.
+func (r *Repo) Restore(ctx context.Context, name string) error {
+	ref, err := stashRef(name)
+	if err != nil {
+		return err
+	}
+	w, itree, utree, err := r.stashTrees(ref)
+	if err != nil {
+		return fmt.Errorf("restore %q: %w", name, err)
+	}
+	if err := r.requireClean(ctx); err != nil {
+		return fmt.Errorf("restore %q: %w", name, err)
+	}
+	if _, err := r.git(ctx, "read-tree", "--reset", "-u", w); err != nil {
+		return fmt.Errorf("restore %q: tracked files: %w", name, err)
+	}
+	if utree != "" {
+		if err := r.checkoutTreeFiles(ctx, utree); err != nil {
+			return fmt.Errorf("restore %q: untracked files: %w", name, err)
+		}
+	}
+	if _, err := r.git(ctx, "read-tree", itree); err != nil {
+		return fmt.Errorf("restore %q: index: %w", name, err)
+	}
+	// Exit status 1 only means some files differ from the index, as they should.
+	if _, err := r.git(ctx, "update-index", "-q", "--refresh"); err != nil && exitCode(err) != 1 {
+		return fmt.Errorf("restore %q: refresh index: %w", name, err)
+	}
+	return nil
+}
+
+// stashTrees reads the worktree, index and untracked trees of a stash commit.
+func (r *Repo) stashTrees(ref string) (w, itree, utree string, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h, err := r.gg.Reference(plumbing.ReferenceName(ref), true)
+	if err != nil {
+		return "", "", "", fmt.Errorf("nothing set aside on %s: %w", ref, err)
+	}
+	c, err := r.gg.CommitObject(h.Hash())
+	if err != nil {
+		return "", "", "", err
+	}
+	if len(c.ParentHashes) < 2 {
+		return "", "", "", fmt.Errorf("%s is not a set-aside state", ref)
+	}
+	trees := []string{c.TreeHash.String()}
+	for _, p := range c.ParentHashes[1:] {
+		pc, err := r.gg.CommitObject(p)
+		if err != nil {
+			return "", "", "", err
+		}
+		trees = append(trees, pc.TreeHash.String())
+	}
+	trees = append(trees, "")
+	return trees[0], trees[1], trees[2], nil
+}
+
+// checkoutTreeFiles writes every file of tree into the working tree through a
+// private index, leaving the real index alone.
+func (r *Repo) checkoutTreeFiles(ctx context.Context, tree string) error {
+	env, cleanup, err := r.tempIndex(false)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	if _, err := (gitCmd{dir: r.dir, args: []string{"read-tree", tree}, env: env}).run(ctx); err != nil {
+		return err
+	}
+	_, err = gitCmd{dir: r.dir, args: []string{"checkout-index", "-a", "-f"}, env: env}.run(ctx)
+	return err
+}
+
+func stashRef(name string) (string, error) {
+	if err := validBranchName(name); err != nil {
+		return "", fmt.Errorf("invalid name for set-aside changes %q: use letters, digits, '-', '_', '.' and '/'", name)
+	}
+	return StashRefPrefix + name, nil
+}
+
+func nonEmpty(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,126 @@
+package vcs
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestPutAsideRestoreRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	makeDirty(t, dir)
+	r := openT(t, dir)
+	before := stateOf(t, dir)
+	clean := treeFiles(t, newRepo(t))
+	clean["debug.log"] = before.Files["debug.log"] // ignored files stay where they are
+
+	saved, err := r.PutAside(ctx, "r1/before-h1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved == "" {
+		t.Fatal("PutAside saved nothing from a dirty tree")
+	}
+	if st := gitT(t, dir, "status", "--porcelain", "--untracked-files=all"); st != "" {
+		t.Fatalf("status after PutAside = %q, want clean", st)
+	}
+	diffState(t, repoState{Files: clean}, repoState{Files: treeFiles(t, dir)})
+	if _, err := os.Stat(filepath.Join(dir, "notes")); !os.IsNotExist(err) {
+		t.Errorf("emptied untracked directory notes/ left behind: %v", err)
+	}
+	if got := strings.TrimSpace(gitT(t, dir, "stash", "list")); got != "" {
+		t.Errorf("the engineer's stash list changed: %q", got)
+	}
+
+	if err := r.Restore(ctx, "r1/before-h1"); err != nil {
+		t.Fatal(err)
+	}
+	diffState(t, before, stateOf(t, dir))
+
+	if _, err := r.PutAside(ctx, "r1/before-h1"); err == nil || !strings.Contains(err.Error(), "choose another name") {
+		t.Errorf("reusing a name: err = %v", err)
+	}
+}
+
+// The saved commit has git stash's layout, so the engineer can recover it by
+// hand with the tool they know.
+func TestPutAsideIsStashCompatible(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	makeDirty(t, dir)
+	before := stateOf(t, dir)
+	r := openT(t, dir)
+	if _, err := r.PutAside(ctx, "manual"); err != nil {
+		t.Fatal(err)
+	}
+	gitT(t, dir, "stash", "apply", "--index", "-q", StashRefPrefix+"manual")
+	after := stateOf(t, dir)
+	if after.Staged != before.Staged || after.Unstaged != before.Unstaged {
+		t.Errorf("git stash apply --index differs:\nstaged %q\nwant   %q\nunstaged %q\nwant     %q",
+			after.Staged, before.Staged, after.Unstaged, before.Unstaged)
+	}
+	if after.Files["notes/todo.txt"] != before.Files["notes/todo.txt"] {
+		t.Errorf("untracked file not restored by git stash apply")
+	}
+}
+
+func TestPutAsideCleanAndRestoreRefusals(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	r := openT(t, dir)
+	if saved, err := r.PutAside(ctx, "x"); err != nil || saved != "" {
+		t.Errorf("PutAside on a clean tree = %q, %v; want nothing saved", saved, err)
+	}
+	if err := r.Restore(ctx, "x"); err == nil {
+		t.Error("Restore of a name never saved succeeded")
+	}
+	write(t, dir, "app.py", "changed\n")
+	if _, err := r.PutAside(ctx, "y"); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "other.py", "new work\n")
+	if err := r.Restore(ctx, "y"); err == nil || !strings.Contains(err.Error(), "uncommitted changes") {
+		t.Errorf("Restore over a dirty tree: err = %v, want a refusal", err)
+	}
+	if read(t, dir, "other.py") != "new work\n" {
+		t.Error("refused Restore touched the working tree")
+	}
+}
+
+func TestSnapshotLeavesCheckoutAlone(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	makeDirty(t, dir)
+	before := stateOf(t, dir)
+	r := openT(t, dir)
+	snap, err := r.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	diffState(t, before, stateOf(t, dir))
+	files := gitT(t, dir, "ls-tree", "-r", "--name-only", snap)
+	for _, want := range []string{"notes/todo.txt", "lib/staged_new.py", "exec.sh"} {
+		if !strings.Contains(files, want) {
+			t.Errorf("snapshot lacks %s: %s", want, files)
+		}
+	}
+	for _, absent := range []string{"debug.log", "old.txt", "gone.txt"} {
+		if strings.Contains(files, absent) {
+			t.Errorf("snapshot holds %s: %s", absent, files)
+		}
+	}
+	if got := gitT(t, dir, "show", snap+":app.py"); got != read(t, dir, "app.py") {
+		t.Errorf("snapshot app.py = %q", got)
+	}
+	if mode := gitT(t, dir, "ls-tree", snap, "exec.sh"); !strings.HasPrefix(mode, "100755") {
+		t.Errorf("exec bit lost: %q", mode)
+	}
+	clean := newRepo(t)
+	head := strings.TrimSpace(gitT(t, clean, "rev-parse", "HEAD"))
+	if s, err := openT(t, clean).Snapshot(ctx); err != nil || s != head {
+		t.Errorf("Snapshot of a clean tree = %s, %v; want HEAD %s", s, err, head)
+	}
+}

@@ -1,0 +1,297 @@
+package vcs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Mode chooses where a run works.
+type Mode struct {
+	// InPlace works in the engineer's checkout itself. Their uncommitted
+	// changes are set aside on a private ref and restored exactly, with their
+	// branch and HEAD, by Close. Without it the run gets its own linked
+	// worktree and the checkout is never touched.
+	InPlace bool
+}
+
+// Workspace is where one run edits, commits and branches.
+//
+// Both modes start from the engineer's current state including uncommitted
+// and untracked (not ignored) files: Original is a commit of that state (HEAD
+// itself when the checkout is clean), so the final patch is always the diff
+// Original → solution and applies on top of the engineer's checkout.
+type Workspace struct {
+	RunID    string
+	Dir      string // working directory for the run's commands
+	Original string // commit of the engineer's state when the run started
+	InPlace  bool
+	Repo     *Repo // the repository at Dir; all hypothesis work goes through it
+
+	checkout *Repo // the engineer's checkout
+	mu       sync.Mutex
+	st       runState
+}
+
+// runState is what survives the process: enough for ListRuns, GC and a
+// manual recovery after a crash.
+type runState struct {
+	ID       string    `json:"id"`
+	InPlace  bool      `json:"in_place"`
+	Dir      string    `json:"dir"`
+	Original string    `json:"original"`
+	Started  time.Time `json:"started"`
+	Finished bool      `json:"finished"`
+	// In-place runs: the engineer's HEAD and whether their uncommitted
+	// changes sit on StashRefPrefix+<id>/checkout awaiting restore.
+	Branch   string `json:"branch,omitempty"`
+	Head     string `json:"head,omitempty"`
+	Stashed  bool   `json:"stashed,omitempty"`
+	Restored bool   `json:"restored,omitempty"`
+}
+
+const (
+	branchPrefix  = "swe-adept/"           // hypothesis branches: swe-adept/<run>/<name>
+	runRefPrefix  = "refs/swe-adept/runs/" // refs/swe-adept/runs/<run>/original
+	checkoutStash = "checkout"             // StashRefPrefix+<run>/checkout: the engineer's changes (in-place)
+	worktreesDir  = "swe-adept/worktrees"  // under the common git dir
+	stateDir      = "swe-adept/vcs"        // under the common git dir
+	closeTimeout  = 2 * time.Minute        // Close runs even after cancellation
+	zeroHash      = "0000000000000000000000000000000000000000"
+)
+
+var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+func validRunID(id string) error {
+	if !runIDPattern.MatchString(id) || strings.Contains(id, "..") || strings.HasSuffix(id, ".lock") {
+		return fmt.Errorf("invalid run id %q: use up to 64 letters, digits, '.', '_' or '-'", id)
+	}
+	return nil
+}
+
+// BranchName is the full name of a hypothesis branch of this run.
+func (w *Workspace) BranchName(name string) string { return branchPrefix + w.RunID + "/" + name }
+
+// StashName is the PutAside/Restore name for set-aside changes of this run,
+// so that GC finds them.
+func (w *Workspace) StashName(name string) string { return w.RunID + "/" + name }
+
+// OpenWorkspace prepares a run in the repository containing repo. See Mode.
+func OpenWorkspace(ctx context.Context, repo, runID string, mode Mode) (*Workspace, error) {
+	if err := validRunID(runID); err != nil {
+		return nil, err
+	}
+	co, err := Open(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkNewRun(ctx, co, runID); err != nil {
+		return nil, err
+	}
+	w := &Workspace{RunID: runID, InPlace: mode.InPlace, checkout: co}
+	if mode.InPlace {
+		err = w.openInPlace(ctx)
+	} else {
+		err = w.openWorktree(ctx)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open workspace for run %s: %w", runID, err)
+	}
+	return w, nil
+}
+
+func checkNewRun(ctx context.Context, co *Repo, runID string) error {
+	if _, err := os.Stat(statePath(co, runID)); err == nil {
+		return fmt.Errorf("run %s already exists; choose another run id or remove it with gc", runID)
+	}
+	if ok, err := co.refExists(ctx, runRefPrefix+runID+"/original"); err != nil || ok {
+		if err == nil {
+			err = fmt.Errorf("run %s already exists; choose another run id or remove it with gc", runID)
+		}
+		return err
+	}
+	return nil
+}
+
+func (w *Workspace) openWorktree(ctx context.Context) error {
+	co := w.checkout
+	snap, err := co.Snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	if err := w.pinOriginal(ctx, snap); err != nil {
+		return err
+	}
+	dir := filepath.Join(co.commonDir, filepath.FromSlash(worktreesDir), w.RunID)
+	if _, err := co.git(ctx, "worktree", "add", "--detach", dir, snap); err != nil {
+		return fmt.Errorf("create worktree: %w", err)
+	}
+	if w.Repo, err = Open(ctx, dir); err != nil {
+		return err
+	}
+	w.Dir, w.Original = w.Repo.dir, snap
+	w.st = runState{ID: w.RunID, Dir: w.Dir, Original: snap, Started: time.Now().UTC()}
+	return w.save()
+}
+
+// openInPlace detaches HEAD at a commit of the engineer's state so the run
+// can never move their branch, after saving their exact index and working
+// tree on a private ref.
+func (w *Workspace) openInPlace(ctx context.Context) error {
+	co := w.checkout
+	head, err := co.Head(ctx)
+	if err != nil {
+		return err
+	}
+	if head.Hash == "" {
+		return errors.New("the repository has no commits yet: make a first commit, or run without --in-place")
+	}
+	w.Repo, w.Dir, w.Original = co, co.dir, head.Hash
+	w.st = runState{ID: w.RunID, InPlace: true, Dir: co.dir, Original: head.Hash,
+		Started: time.Now().UTC(), Branch: head.Branch, Head: head.Hash}
+	if err := w.save(); err != nil {
+		return err
+	}
+	dirty, err := co.IsDirty(ctx)
+	if err != nil {
+		return err
+	}
+	if dirty {
+		if _, _, err := co.saveState(ctx, StashRefPrefix+w.StashName(checkoutStash)); err != nil {
+			return fmt.Errorf("save uncommitted changes: %w", err)
+		}
+		w.st.Stashed = true
+		if err := w.save(); err != nil {
+			return err
+		}
+		if w.Original, err = co.Snapshot(ctx); err != nil {
+			return err
+		}
+		w.st.Original = w.Original
+	}
+	if err := w.pinOriginal(ctx, w.Original); err != nil {
+		return err
+	}
+	// The working tree already holds Original's content: move HEAD and the
+	// index only.
+	if _, err := co.git(ctx, "update-ref", "--no-deref", "-m", "swe-adept: start run "+w.RunID, "HEAD", w.Original); err != nil {
+		return fmt.Errorf("detach HEAD: %w", err)
+	}
+	if _, err := co.git(ctx, "reset", "-q", "--mixed", w.Original); err != nil {
+		return fmt.Errorf("stage the starting state: %w", err)
+	}
+	return w.save()
+}
+
+// pinOriginal keeps the starting commit reachable (snapshots have no branch).
+func (w *Workspace) pinOriginal(ctx context.Context, hash string) error {
+	_, err := w.checkout.git(ctx, "update-ref", "-m", "swe-adept: run "+w.RunID,
+		runRefPrefix+w.RunID+"/original", hash, zeroHash)
+	if err != nil {
+		return fmt.Errorf("record the original state: %w", err)
+	}
+	return nil
+}
+
+// Close ends the run. A worktree is left for inspection (GC removes it). In
+// place, anything the run left uncommitted is set aside, the engineer's
+// branch or detached HEAD is checked out again, and their uncommitted changes
+// are restored byte for byte. Close works on a cancelled context, so a
+// cancelled run still puts the checkout back; calling it again is harmless.
+func (w *Workspace) Close(ctx context.Context) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.st.Finished {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
+	defer cancel()
+	if w.InPlace {
+		if err := w.restoreCheckout(ctx); err != nil {
+			return fmt.Errorf("close run %s: %w", w.RunID, err)
+		}
+	}
+	w.st.Finished = true
+	return w.save()
+}
+
+func (w *Workspace) restoreCheckout(ctx context.Context) error {
+	co := w.checkout
+	leftover := w.StashName(fmt.Sprintf("leftover-%d", time.Now().UnixNano()))
+	if _, err := co.PutAside(ctx, leftover); err != nil {
+		return fmt.Errorf("set aside the run's uncommitted changes: %w", err)
+	}
+	args := []string{"checkout", "-q", "--detach", w.st.Head}
+	if w.st.Branch != "" {
+		args = []string{"checkout", "-q", w.st.Branch, "--"}
+	}
+	if _, err := co.git(ctx, args...); err != nil {
+		return fmt.Errorf("check out your %s again: %w", nonEmpty(w.st.Branch, "commit "+short(w.st.Head)), err)
+	}
+	if w.st.Stashed && !w.st.Restored {
+		ref := StashRefPrefix + w.StashName(checkoutStash)
+		if err := co.Restore(ctx, w.StashName(checkoutStash)); err != nil {
+			return fmt.Errorf("restore your uncommitted changes (they are safe on %s; `git stash apply --index %s` restores them by hand): %w", ref, ref, err)
+		}
+	}
+	w.st.Restored = true
+	return nil
+}
+
+func statePath(co *Repo, runID string) string {
+	return filepath.Join(co.commonDir, filepath.FromSlash(stateDir), runID+".json")
+}
+
+// save writes the run state atomically.
+func (w *Workspace) save() error {
+	path := statePath(w.checkout, w.RunID)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("save run state: %w", err)
+	}
+	data, err := json.MarshalIndent(w.st, "", "  ")
+	if err != nil {
+		return fmt.Errorf("save run state: %w", err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("save run state: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("save run state: %w", err)
+	}
+	return nil
+}
+
+// ApplyToCheckout applies a patch (from Patch) to the engineer's checkout as
+// uncommitted changes. It changes nothing unless the whole patch applies.
+func ApplyToCheckout(ctx context.Context, repo, patch string) error {
+	co, err := Open(ctx, repo)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(patch) == "" {
+		return errors.New("apply: the patch is empty; nothing to apply")
+	}
+	base := []string{"apply", "--binary", "--whitespace=nowarn"}
+	check := gitCmd{dir: co.dir, args: append(append([]string{}, base...), "--check"), stdin: []byte(patch)}
+	if _, err := check.run(ctx); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &detailErr{
+			msg:  fmt.Sprintf("patch does not apply to %s (the checkout changed since the run started?); nothing was changed: %v", co.dir, err),
+			base: ErrPatchDoesNotApply,
+		}
+	}
+	if _, err := (gitCmd{dir: co.dir, args: base, stdin: []byte(patch)}).run(ctx); err != nil {
+		return fmt.Errorf("apply patch to %s: %w", co.dir, err)
+	}
+	return nil
+}

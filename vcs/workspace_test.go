@@ -1,0 +1,258 @@
+package vcs
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// agentWork does what a resolution run does in its workspace: a hypothesis
+// branch, checkpoints, a merge onto the original state, and junk left behind.
+func agentWork(t *testing.T, ws *Workspace) string {
+	t.Helper()
+	ctx := context.Background()
+	r := ws.Repo
+	if _, err := r.CommitAll(ctx, "init_base"); !errors.Is(err, ErrNothingToCommit) {
+		t.Fatalf("CommitAll at the start = %v, want ErrNothingToCommit", err)
+	}
+	if err := r.CreateBranchAt(ctx, ws.BranchName("h1"), ws.Original); err != nil {
+		t.Fatal(err)
+	}
+	write(t, ws.Dir, "app.py", "def main():\n    return 3\n")
+	write(t, ws.Dir, "repro.py", "assert True\n")
+	if _, err := r.CommitAll(ctx, "fix"); err != nil {
+		t.Fatal(err)
+	}
+	sol, err := r.ApplyBranchOntoOriginal(ctx, ws.BranchName("h1"), ws.Original, "repro.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	patch, err := r.Patch(ctx, ws.Original, sol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, ws.Dir, "leftover.py", "junk\n")
+	write(t, ws.Dir, "lib/util.py", "half-done edit\n")
+	return patch
+}
+
+func TestWorkspaceWorktreeLeavesCheckoutAlone(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	makeDirty(t, dir)
+	before := stateOf(t, dir)
+
+	ws, err := OpenWorkspace(ctx, dir, "r1", Mode{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws.Dir == dir || !strings.HasPrefix(ws.Dir, filepath.Join(dir, ".git", "swe-adept", "worktrees")) {
+		t.Fatalf("worktree at %s, want under .git/swe-adept/worktrees", ws.Dir)
+	}
+	// The run starts from the engineer's state, uncommitted work included,
+	// but sees none of their ignored files.
+	for _, f := range []string{"app.py", "lib/util.py", "lib/staged_new.py", "notes/todo.txt", "data.bin", "exec.sh"} {
+		if read(t, ws.Dir, f) != read(t, dir, f) {
+			t.Errorf("worktree %s differs from the checkout", f)
+		}
+	}
+	for _, f := range []string{"debug.log", "old.txt", "gone.txt"} {
+		if _, err := os.Stat(filepath.Join(ws.Dir, f)); !os.IsNotExist(err) {
+			t.Errorf("worktree has %s", f)
+		}
+	}
+	patch := agentWork(t, ws)
+	diffState(t, before, stateOf(t, dir))
+	if err := ws.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	diffState(t, before, stateOf(t, dir))
+	if err := ApplyToCheckout(ctx, dir, patch); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, dir, "app.py"); got != "def main():\n    return 3\n" {
+		t.Errorf("applied app.py = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "repro.py")); !os.IsNotExist(err) {
+		t.Error("excluded repro.py reached the checkout")
+	}
+	if got := read(t, dir, "notes/todo.txt"); got != "untracked\n" {
+		t.Errorf("engineer's untracked file = %q", got)
+	}
+}
+
+func TestWorkspaceInPlaceRestores(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		dirty  bool
+		cancel bool
+		detach bool
+	}{
+		{"dirty", true, false, false},
+		{"dirty cancelled", true, true, false},
+		{"clean", false, false, false},
+		{"detached cancelled", true, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			dir := newRepo(t)
+			if tc.detach {
+				gitT(t, dir, "checkout", "-q", "--detach")
+			}
+			if tc.dirty {
+				makeDirty(t, dir)
+			}
+			before := stateOf(t, dir)
+			ws, err := OpenWorkspace(ctx, dir, "r2", Mode{InPlace: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ws.Dir != openT(t, dir).Dir() {
+				t.Fatalf("in-place dir %s, want %s", ws.Dir, dir)
+			}
+			if tc.dirty == (ws.Original == before.Head) {
+				t.Errorf("Original %s vs HEAD %s (dirty=%v)", ws.Original, before.Head, tc.dirty)
+			}
+			agentWork(t, ws)
+			if tc.cancel {
+				cancel()
+			}
+			if err := ws.Close(ctx); err != nil {
+				t.Fatal(err)
+			}
+			diffState(t, before, stateOf(t, dir))
+			if err := ws.Close(ctx); err != nil {
+				t.Errorf("second Close: %v", err)
+			}
+			runs, err := ListRuns(context.Background(), dir)
+			if err != nil || len(runs) != 1 || !runs[0].Finished || runs[0].Pending != "" {
+				t.Fatalf("ListRuns = %+v, %v", runs, err)
+			}
+		})
+	}
+}
+
+func TestListRunsAndGCRemoveOnlyOurs(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	// The engineer's own things, some with confusable names.
+	gitT(t, dir, "branch", "feature")
+	gitT(t, dir, "branch", "swe-adept-notes")
+	gitT(t, dir, "worktree", "add", "-q", "--detach", filepath.Join(t.TempDir(), "mine"))
+	write(t, dir, "wip.txt", "engineer's\n")
+	gitT(t, dir, "stash", "push", "-q", "-u", "-m", "engineer stash")
+
+	done, err := OpenWorkspace(ctx, dir, "done", Mode{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentWork(t, done)
+	if err := done.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	active, err := OpenWorkspace(ctx, dir, "active", Mode{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenWorkspace(ctx, dir, "active", Mode{}); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("reopening a run: err = %v", err)
+	}
+
+	runs, err := ListRuns(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 || runs[0].ID != "active" || runs[1].ID != "done" || runs[0].Finished || !runs[1].Finished {
+		t.Fatalf("ListRuns = %+v", runs)
+	}
+	if runs[1].Worktree == "" || len(runs[1].Branches) != 1 || runs[1].Branches[0] != "swe-adept/done/h1" {
+		t.Errorf("done run = %+v", runs[1])
+	}
+
+	refsBefore := gitT(t, dir, "for-each-ref", "--format=%(refname)")
+	removed, err := GC(ctx, dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(removed) == 0 {
+		t.Fatal("GC removed nothing")
+	}
+	for _, rm := range removed {
+		if !strings.Contains(rm, "swe-adept") || !strings.Contains(rm, "done") {
+			t.Errorf("GC removed %s, not ours", rm)
+		}
+	}
+	refsAfter := gitT(t, dir, "for-each-ref", "--format=%(refname)")
+	for _, ref := range strings.Fields(refsBefore) {
+		ours := strings.Contains(ref, "/done/") || strings.HasSuffix(ref, "/done")
+		if gone := !strings.Contains(refsAfter, ref+"\n"); gone != ours {
+			t.Errorf("ref %s: removed=%v, ours=%v", ref, gone, ours)
+		}
+	}
+	if _, err := os.Stat(done.Dir); !os.IsNotExist(err) {
+		t.Errorf("finished worktree still at %s", done.Dir)
+	}
+	if _, err := os.Stat(active.Dir); err != nil {
+		t.Errorf("active run's worktree removed: %v", err)
+	}
+	wt := gitT(t, dir, "worktree", "list")
+	if !strings.Contains(wt, "mine") || !strings.Contains(wt, "active") {
+		t.Errorf("worktree list after GC:\n%s", wt)
+	}
+	if got := gitT(t, dir, "stash", "list"); !strings.Contains(got, "engineer stash") {
+		t.Errorf("engineer's stash list = %q", got)
+	}
+
+	if _, err := GC(ctx, dir, "active"); err != nil {
+		t.Fatal(err)
+	}
+	if runs, err := ListRuns(ctx, dir); err != nil || len(runs) != 0 {
+		t.Errorf("ListRuns after GC of all = %+v, %v", runs, err)
+	}
+	if _, err := GC(ctx, dir, "nope"); err == nil {
+		t.Error("GC of an unknown run succeeded")
+	}
+}
+
+func TestApplyToCheckoutRefusesCleanly(t *testing.T) {
+	ctx := context.Background()
+	dir, original, branch := hypothesisRepo(t)
+	r := openT(t, dir)
+	patch, err := r.Patch(ctx, original, branch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitT(t, dir, "checkout", "-q", "main")
+	write(t, dir, "app.py", "the engineer rewrote this meanwhile\n")
+	before := stateOf(t, dir)
+	err = ApplyToCheckout(ctx, dir, patch)
+	if !errors.Is(err, ErrPatchDoesNotApply) || !strings.Contains(err.Error(), "app.py") {
+		t.Fatalf("err = %v, want ErrPatchDoesNotApply naming app.py", err)
+	}
+	diffState(t, before, stateOf(t, dir))
+	if err := ApplyToCheckout(ctx, dir, " \n"); err == nil {
+		t.Error("empty patch applied")
+	}
+}
+
+func TestOpenWorkspaceErrors(t *testing.T) {
+	ctx := context.Background()
+	if _, err := OpenWorkspace(ctx, t.TempDir(), "r1", Mode{}); !errors.Is(err, ErrNotRepository) {
+		t.Errorf("not a repo: %v", err)
+	}
+	dir := newRepo(t)
+	for _, id := range []string{"", "../x", "a/b", "-x", "x.lock", strings.Repeat("x", 65)} {
+		if _, err := OpenWorkspace(ctx, dir, id, Mode{}); err == nil || !strings.Contains(err.Error(), "invalid run id") {
+			t.Errorf("run id %q: err = %v", id, err)
+		}
+	}
+	empty := t.TempDir()
+	gitT(t, empty, "init", "-q")
+	if _, err := OpenWorkspace(ctx, empty, "r1", Mode{InPlace: true}); err == nil || !strings.Contains(err.Error(), "no commits") {
+		t.Errorf("in place on an empty repo: %v", err)
+	}
+}
