@@ -1,0 +1,224 @@
+package resolve
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/swe-adept/swe-adept/agent/tool"
+)
+
+func utf8Valid(b []byte) bool { return utf8.Valid(b) }
+
+// lines splits text into lines without their newlines; a final newline
+// does not make an extra empty line.
+func lines(text string) []string {
+	if text == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+}
+
+func lineCount(text string) int { return len(lines(text)) }
+
+// numbered renders lines from..to (1-based, inclusive) as cat -n does.
+func numbered(text string, from, to int) string {
+	ls := lines(text)
+	var b strings.Builder
+	for i := max(from, 1); i <= min(to, len(ls)); i++ {
+		fmt.Fprintf(&b, "%6d\t%s\n", i, ls[i-1])
+	}
+	return b.String()
+}
+
+func (e *Editor) view(abs, rel string, rng []int) (tool.Output, error) {
+	st, err := os.Stat(abs)
+	if err == nil && st.IsDir() {
+		if len(rng) > 0 {
+			return fail("view_range applies to files; %s is a directory", rel), nil
+		}
+		return viewDir(abs, rel)
+	}
+	text, o, err := readText(abs, rel)
+	if o != nil || err != nil {
+		return deref(o), err
+	}
+	n := lineCount(text)
+	from, to := 1, n
+	if len(rng) > 0 {
+		if len(rng) != 2 {
+			return fail("view_range needs two numbers, [start, end]; got %v", rng), nil
+		}
+		from, to = rng[0], rng[1]
+		if to == -1 {
+			to = n
+		}
+		if from < 1 || from > max(n, 1) || to < from || to > n && n > 0 {
+			return fail("view_range %v is outside %s, which has %d lines; use 1 ≤ start ≤ end ≤ %d (end -1 for the last line)", rng, rel, n, n), nil
+		}
+	}
+	body := numbered(text, from, to)
+	note := ""
+	if len(body) > MaxViewChars {
+		cut := strings.LastIndexByte(body[:MaxViewChars], '\n')
+		body = body[:cut+1]
+		shown := from + strings.Count(body, "\n") - 1
+		note = fmt.Sprintf("[clipped: %s has %d lines; shown %d-%d. Use view_range to see the rest, or grep -n to find what you need.]\n", rel, n, from, shown)
+	}
+	if n == 0 {
+		body = "(empty file)\n"
+	}
+	return tool.Output{Text: fmt.Sprintf("Here is %s (cat -n):\n%s%s", rel, body, note), Summary: fmt.Sprintf("view %s:%d-%d", rel, from, to)}, nil
+}
+
+// viewDir lists a directory two levels deep, without hidden entries.
+func viewDir(abs, rel string) (tool.Output, error) {
+	var out []string
+	err := filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable entries are left out
+		}
+		r, _ := filepath.Rel(abs, p)
+		if r == "." {
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), ".") || d.Name() == "__pycache__" || d.Name() == "node_modules" {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		depth := strings.Count(r, string(filepath.Separator)) + 1
+		if depth > 2 {
+			return filepath.SkipDir
+		}
+		entry := filepath.ToSlash(filepath.Join(rel, r))
+		if d.IsDir() {
+			entry += "/"
+		}
+		out = append(out, entry)
+		return nil
+	})
+	if err != nil {
+		return tool.Output{}, fmt.Errorf("view %s: %w", rel, err)
+	}
+	sort.Strings(out)
+	if len(out) > 400 {
+		out = append(out[:400], fmt.Sprintf("[... %d more entries; view a subdirectory]", len(out)-400))
+	}
+	return tool.Output{Text: fmt.Sprintf("Files and directories up to 2 levels deep in %s, hidden ones left out:\n%s\n", rel, strings.Join(out, "\n")), Summary: "view " + rel + "/"}, nil
+}
+
+func (e *Editor) replace(abs, rel, old, repl string) (tool.Output, error) {
+	if old == "" {
+		return fail("str_replace needs old_str: the exact text to replace (to add text, use insert)"), nil
+	}
+	text, o, err := readText(abs, rel)
+	if o != nil || err != nil {
+		return deref(o), err
+	}
+	switch n := strings.Count(text, old); {
+	case n == 0:
+		return fail("No replacement: old_str does not occur verbatim in %s.%s View the lines and copy them exactly, whitespace included.", rel, nearMiss(text, old)), nil
+	case n > 1:
+		return fail("No replacement: old_str occurs %d times in %s, starting at lines %s. Include more surrounding lines so it occurs exactly once.", n, rel, joinInts(occurrenceLines(text, old))), nil
+	}
+	if old == repl {
+		return fail("old_str and new_str are the same; nothing would change"), nil
+	}
+	at := strings.Index(text, old)
+	after := text[:at] + repl + text[at+len(old):]
+	if err := e.write(abs, rel, text, after); err != nil {
+		return tool.Output{}, err
+	}
+	start := strings.Count(text[:at], "\n") + 1
+	end := start + strings.Count(repl, "\n")
+	return edited(rel, after, start, end, "replace"), nil
+}
+
+func (e *Editor) insert(abs, rel string, at *int, add string) (tool.Output, error) {
+	if at == nil {
+		return fail("insert needs insert_line: new_str goes after that line (0 puts it at the top)"), nil
+	}
+	if add == "" {
+		return fail("insert needs new_str: the text to insert"), nil
+	}
+	text, o, err := readText(abs, rel)
+	if o != nil || err != nil {
+		return deref(o), err
+	}
+	ls := lines(text)
+	if *at < 0 || *at > len(ls) {
+		return fail("insert_line %d is outside %s, which has %d lines; use 0 to %d", *at, rel, len(ls), len(ls)), nil
+	}
+	ins := lines(add)
+	if len(ins) == 0 {
+		ins = []string{""}
+	}
+	merged := append(append(append([]string{}, ls[:*at]...), ins...), ls[*at:]...)
+	after := strings.Join(merged, "\n")
+	if strings.HasSuffix(text, "\n") || text == "" || *at == len(ls) {
+		after += "\n"
+	}
+	if err := e.write(abs, rel, text, after); err != nil {
+		return tool.Output{}, err
+	}
+	return edited(rel, after, *at+1, *at+len(ins), "insert"), nil
+}
+
+// edited shows the changed lines with a few lines of context.
+func edited(rel, after string, start, end int, what string) tool.Output {
+	snip := numbered(after, start-snippetLines, end+snippetLines)
+	text := fmt.Sprintf("Edited %s. Lines %d-%d now read:\n%sCheck the result (indentation, no duplicated lines); undo_edit reverts it.", rel, max(start-snippetLines, 1), min(end+snippetLines, lineCount(after)), snip)
+	return tool.Output{Text: text, Summary: fmt.Sprintf("%s %s:%d", what, rel, start)}
+}
+
+func occurrenceLines(text, sub string) []int {
+	var out []int
+	off := 0
+	for {
+		i := strings.Index(text[off:], sub)
+		if i < 0 {
+			return out
+		}
+		out = append(out, strings.Count(text[:off+i], "\n")+1)
+		off += i + max(len(sub), 1)
+	}
+}
+
+// nearMiss points at lines that match old_str's first line when spacing is
+// ignored: the usual cause of a failed replacement.
+func nearMiss(text, old string) string {
+	first := ""
+	for _, l := range lines(old) {
+		if strings.TrimSpace(l) != "" {
+			first = strings.TrimSpace(l)
+			break
+		}
+	}
+	if first == "" {
+		return ""
+	}
+	var at []int
+	for i, l := range lines(text) {
+		if strings.Join(strings.Fields(l), " ") == strings.Join(strings.Fields(first), " ") {
+			at = append(at, i+1)
+		}
+	}
+	if len(at) == 0 || len(at) > 10 {
+		return ""
+	}
+	return fmt.Sprintf(" Its first line, ignoring spacing, is at line %s: the whitespace or the following lines differ.", joinInts(at))
+}
+
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = fmt.Sprint(n)
+	}
+	return strings.Join(s, ", ")
+}

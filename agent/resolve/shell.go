@@ -1,0 +1,344 @@
+package resolve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/swe-adept/swe-adept/agent/event"
+	"github.com/swe-adept/swe-adept/agent/tool"
+)
+
+// Defaults for commands.
+const (
+	DefaultTimeout   = 30 * time.Second
+	MaxTimeout       = 10 * time.Minute
+	DefaultMaxOutput = 8 << 10
+)
+
+// ShellConfig sets up the bash tool.
+type ShellConfig struct {
+	Workdir   string
+	Perm      Permissions
+	Approver  event.Approver // answers asks; nil refuses them
+	Timeout   time.Duration  // per command unless the call asks for more; 0: DefaultTimeout
+	Budget    time.Duration  // all commands of the run together; 0: no limit
+	MaxOutput int            // bytes of output the model reads; 0: DefaultMaxOutput
+	Env       []string       // nil: CommandEnv(os.Environ())
+	Secrets   []string       // values scrubbed from output; nil: SecretValues(os.Environ())
+}
+
+// Shell runs the model's commands in the workspace, one at a time.
+type Shell struct {
+	cfg  ShellConfig
+	mu   sync.Mutex
+	used time.Duration
+	asks int
+}
+
+// NewShell makes a shell for cfg.
+func NewShell(cfg ShellConfig) *Shell {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MaxOutput <= 0 {
+		cfg.MaxOutput = DefaultMaxOutput
+	}
+	if cfg.Env == nil {
+		cfg.Env = CommandEnv(os.Environ())
+	}
+	if cfg.Secrets == nil {
+		cfg.Secrets = SecretValues(os.Environ())
+	}
+	if cfg.Perm.Workdir == "" {
+		cfg.Perm.Workdir = cfg.Workdir
+	}
+	return &Shell{cfg: cfg}
+}
+
+// Exec is what one command did.
+type Exec struct {
+	Output   string // stdout and stderr interleaved, capped
+	Cut      int    // bytes left out of the middle
+	ExitCode int
+	TimedOut bool
+	Took     time.Duration
+}
+
+type bashArgs struct {
+	Command string `json:"command" description:"the bash command to run in the repository's workspace (working directory: the repository root). Non-interactive: stdin is empty."`
+	Timeout int    `json:"timeout,omitempty" description:"seconds before the command is stopped; default 30, at most 600"`
+}
+
+// Tool is the bash tool.
+func (s *Shell) Tool() tool.Tool {
+	return tool.New("bash", "Run a bash command in the repository's workspace, e.g. to run a reproduction script or the tests. "+
+		"Each call is a fresh `bash -c` in the repository root; it is stopped after its time-out (30 s by default). "+
+		"Long output keeps its start and end. Interactive programs (editors, pagers, a bare python) cannot run: use str_replace_editor to read and edit files. "+
+		"Network access, paths outside the repository and git commands that move branches are refused; use the hypothesis_git tools for version control.",
+		s.call)
+}
+
+func (s *Shell) call(ctx context.Context, a bashArgs) (tool.Output, error) {
+	cmd := strings.TrimSpace(a.Command)
+	d := s.cfg.Perm.Check(cmd)
+	if d.Verdict == Refuse {
+		return refused("Command refused: " + d.Reason), nil
+	}
+	if d.Verdict == Ask {
+		var out *tool.Output
+		var err error
+		cmd, out, err = s.ask(ctx, cmd)
+		if err != nil || out != nil {
+			return deref(out), err
+		}
+	}
+	timeout := s.cfg.Timeout
+	if a.Timeout > 0 {
+		timeout = min(time.Duration(a.Timeout)*time.Second, MaxTimeout)
+	}
+	x, err := s.Run(ctx, cmd, timeout)
+	if err != nil {
+		return tool.Output{}, err
+	}
+	return tool.Output{Text: render(x, timeout), Summary: summarize(cmd, x), Failed: x.TimedOut}, nil
+}
+
+func deref(o *tool.Output) tool.Output {
+	if o == nil {
+		return tool.Output{}
+	}
+	return *o
+}
+
+func refused(text string) tool.Output { return tool.Output{Text: text, Failed: true} }
+
+// ask puts a command to the approver. It returns the command to run, or an
+// observation when nothing runs.
+func (s *Shell) ask(ctx context.Context, cmd string) (string, *tool.Output, error) {
+	if s.cfg.Approver == nil {
+		o := refused("Command refused: it is not on the allow-list and nobody can approve it in this run; use an allowed command (tests, grep, cat, ...) or str_replace_editor.")
+		return "", &o, nil
+	}
+	s.mu.Lock()
+	s.asks++
+	id := fmt.Sprintf("bash-%d", s.asks)
+	s.mu.Unlock()
+	req := event.NewApproval(id, "bash", cmd)
+	prefix := AllowPrefix(cmd)
+	req.Summary = "The resolution agent wants to run a shell command that is not on the allow-list, in " + s.cfg.Workdir + "."
+	if prefix != "" {
+		req.Options = []string{"always: " + prefix}
+	}
+	rep, err := s.cfg.Approver.Approve(ctx, req)
+	if err != nil {
+		return "", nil, fmt.Errorf("approve command: %w", err)
+	}
+	switch rep.Decision {
+	case event.Approve:
+		return cmd, nil, nil
+	case event.Choose:
+		return s.chosen(cmd, rep.Choice)
+	}
+	reason := rep.Reason
+	if reason == "" {
+		reason = "no reason given"
+	}
+	o := refused("The engineer refused this command: " + reason)
+	return "", &o, nil
+}
+
+// chosen handles an engineer's alternative: "always: prefix" allows the
+// prefix for the rest of the run; any other text is the command to run
+// instead, still refused if it reaches outside the workspace.
+func (s *Shell) chosen(cmd, choice string) (string, *tool.Output, error) {
+	if p, ok := strings.CutPrefix(choice, "always:"); ok {
+		s.mu.Lock()
+		s.cfg.Perm.Allow = append(s.cfg.Perm.Allow, strings.TrimSpace(p))
+		s.mu.Unlock()
+		return cmd, nil, nil
+	}
+	choice = strings.TrimSpace(choice)
+	if choice == "" {
+		return cmd, nil, nil
+	}
+	if d := s.cfg.Perm.Check(choice); d.Verdict == Refuse {
+		o := refused("The engineer replaced the command, but the replacement is refused: " + d.Reason)
+		return "", &o, nil
+	}
+	return choice, nil, nil
+}
+
+// AllowPrefix is the prefix an engineer would allow for cmd: its program
+// and, for programs with subcommands, the first argument.
+func AllowPrefix(cmd string) string {
+	segs := splitCommand(cmd)
+	if len(segs) != 1 {
+		return ""
+	}
+	w := commandWords(segs[0])
+	switch {
+	case len(w) == 0:
+		return ""
+	case len(w) >= 2 && !strings.HasPrefix(w[1], "-") && !strings.ContainsAny(w[1], "/."):
+		return w[0] + " " + w[1]
+	}
+	return w[0]
+}
+
+// Run runs one command with no policy check: bash -c in the workspace, in
+// its own process group, stdin from /dev/null, output to a temporary file
+// so stray background children cannot hold it open. On time-out or
+// cancellation the whole group is killed, and so are leftovers after a
+// normal exit.
+func (s *Shell) Run(ctx context.Context, command string, timeout time.Duration) (Exec, error) {
+	timeout, err := s.reserve(timeout)
+	if err != nil {
+		return Exec{}, err
+	}
+	f, err := os.CreateTemp("", "swe-adept-cmd-*")
+	if err != nil {
+		return Exec{}, fmt.Errorf("bash: output file: %w", err)
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	c := exec.Command("bash", "-c", command)
+	c.Dir, c.Env, c.Stdout, c.Stderr = s.cfg.Workdir, s.cfg.Env, f, f
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	start := time.Now()
+	if err := c.Start(); err != nil {
+		return Exec{}, fmt.Errorf("bash: start: %w", err)
+	}
+	x, err := s.wait(ctx, c, timeout)
+	x.Took = time.Since(start)
+	s.charge(x.Took)
+	if err != nil {
+		return x, err
+	}
+	x.Output, x.Cut, err = readCapped(f, s.cfg.MaxOutput)
+	x.Output = Scrub(x.Output, s.cfg.Secrets)
+	return x, err
+}
+
+func (s *Shell) wait(ctx context.Context, c *exec.Cmd, timeout time.Duration) (Exec, error) {
+	pgid := c.Process.Pid
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var x Exec
+	var werr error
+	select {
+	case werr = <-done:
+	case <-timer.C:
+		killGroup(pgid)
+		werr, x.TimedOut = <-done, true
+	case <-ctx.Done():
+		killGroup(pgid)
+		<-done
+		return x, fmt.Errorf("bash: %w", ctx.Err())
+	}
+	killGroup(pgid) // background children left behind
+	var ee *exec.ExitError
+	switch {
+	case werr == nil:
+	case errors.As(werr, &ee):
+		x.ExitCode = ee.ExitCode()
+	default:
+		return x, fmt.Errorf("bash: wait: %w", werr)
+	}
+	return x, nil
+}
+
+func killGroup(pgid int) { _ = syscall.Kill(-pgid, syscall.SIGKILL) }
+
+// reserve clamps a command's time-out to what is left of the run's budget.
+func (s *Shell) reserve(timeout time.Duration) (time.Duration, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cfg.Budget <= 0 {
+		return timeout, nil
+	}
+	left := s.cfg.Budget - s.used
+	if left <= 0 {
+		return 0, errBudget{s.cfg.Budget}
+	}
+	return min(timeout, left), nil
+}
+
+func (s *Shell) charge(d time.Duration) {
+	s.mu.Lock()
+	s.used += d
+	s.mu.Unlock()
+}
+
+// errBudget is shown to the model as the bash tool's failure.
+type errBudget struct{ budget time.Duration }
+
+func (e errBudget) Error() string {
+	return fmt.Sprintf("the run's command time (%s) is used up; no more commands can run: compare, merge and submit what you have", e.budget)
+}
+
+// readCapped reads f keeping its first and last limit/2 bytes.
+func readCapped(f *os.File, limit int) (string, int, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return "", 0, fmt.Errorf("bash: output: %w", err)
+	}
+	size := int(st.Size())
+	if size <= limit {
+		b := make([]byte, size)
+		_, err := f.ReadAt(b, 0)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return "", 0, fmt.Errorf("bash: output: %w", err)
+		}
+		return strings.ToValidUTF8(string(b), "\uFFFD"), 0, nil
+	}
+	head, tail := make([]byte, limit/2), make([]byte, limit-limit/2)
+	if _, err := f.ReadAt(head, 0); err != nil && !errors.Is(err, io.EOF) {
+		return "", 0, fmt.Errorf("bash: output: %w", err)
+	}
+	if _, err := f.ReadAt(tail, int64(size-len(tail))); err != nil && !errors.Is(err, io.EOF) {
+		return "", 0, fmt.Errorf("bash: output: %w", err)
+	}
+	cut := size - len(head) - len(tail)
+	text := string(head) + fmt.Sprintf("\n[... %d bytes cut ...]\n", cut) + string(tail)
+	return strings.ToValidUTF8(text, "\uFFFD"), cut, nil
+}
+
+// render is the observation the model reads.
+func render(x Exec, timeout time.Duration) string {
+	var b strings.Builder
+	out := x.Output
+	if strings.TrimSpace(out) == "" {
+		out = "(no output)"
+	}
+	b.WriteString(strings.TrimRight(out, "\n"))
+	if x.TimedOut {
+		fmt.Fprintf(&b, "\n[timed out after %s: the command and every process it started were stopped. Run something narrower (one test file or case), or pass a larger timeout (at most 600 s).]", timeout.Round(time.Second))
+	} else if x.ExitCode != 0 {
+		fmt.Fprintf(&b, "\n[exit status %d]", x.ExitCode)
+	}
+	return b.String()
+}
+
+func summarize(cmd string, x Exec) string {
+	first, _, _ := strings.Cut(cmd, "\n")
+	if len(first) > 70 {
+		first = first[:67] + "..."
+	}
+	switch {
+	case x.TimedOut:
+		return "$ " + first + "  (timed out)"
+	case x.ExitCode != 0:
+		return fmt.Sprintf("$ %s  (exit %d)", first, x.ExitCode)
+	}
+	return "$ " + first
+}
