@@ -207,7 +207,9 @@ func (p Permissions) allowed(seg segment) bool {
 	}
 	switch progName(w[0]) {
 	case "find":
-		if slices.ContainsFunc(w, func(s string) bool { return s == "-exec" || s == "-execdir" || s == "-delete" || s == "-ok" || strings.HasPrefix(s, "-fprint") }) {
+		if slices.ContainsFunc(w, func(s string) bool {
+			return s == "-exec" || s == "-execdir" || s == "-delete" || s == "-ok" || strings.HasPrefix(s, "-fprint")
+		}) {
 			return false
 		}
 	case "sed":
