@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -190,23 +191,31 @@ func (o *OpenAI) backoff(attempt int, info *attemptInfo) time.Duration {
 // retryAfter reads Retry-After-Ms (sent by OpenAI) or Retry-After, in
 // seconds or as an HTTP date.
 func retryAfter(info *attemptInfo, now time.Time) (time.Duration, bool) {
-	if ms, err := strconv.ParseFloat(strings.TrimSpace(info.retryAfterMs), 64); err == nil && ms >= 0 {
-		return min(time.Duration(ms*float64(time.Millisecond)), maxRetryAfter), true
+	if ms, err := strconv.ParseFloat(strings.TrimSpace(info.retryAfterMs), 64); err == nil {
+		if d, ok := seconds(ms / 1000); ok {
+			return d, true
+		}
 	}
 	v := strings.TrimSpace(info.retryAfter)
-	if v == "" {
-		return 0, false
-	}
 	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		if secs < 0 {
-			return 0, false
-		}
-		return min(time.Duration(secs*float64(time.Second)), maxRetryAfter), true
+		return seconds(secs)
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		return min(max(t.Sub(now), 0), maxRetryAfter), true
 	}
 	return 0, false
+}
+
+// seconds converts a server-sent number of seconds, capped, in float space
+// so a huge value cannot overflow into a negative Duration.
+func seconds(secs float64) (time.Duration, bool) {
+	if math.IsNaN(secs) || secs < 0 {
+		return 0, false
+	}
+	if secs >= maxRetryAfter.Seconds() {
+		return maxRetryAfter, true
+	}
+	return time.Duration(secs * float64(time.Second)), true
 }
 
 // sleep waits for d or until ctx ends, whichever is first.

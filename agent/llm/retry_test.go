@@ -270,3 +270,40 @@ func TestScrub(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRetryAfter: whatever a server sends, the pause is within bounds.
+func FuzzRetryAfter(f *testing.F) {
+	for _, s := range []string{"0", "7", "1.5", "-1", "1e308", "NaN", "Wed, 21 Oct 2015 07:28:00 GMT", ""} {
+		f.Add(s, "")
+		f.Add("", s)
+	}
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, after, afterMs string) {
+		d, found := retryAfter(&attemptInfo{retryAfter: after, retryAfterMs: afterMs}, now)
+		if d < 0 || d > maxRetryAfter || (!found && d != 0) {
+			t.Fatalf("retryAfter(%q, %q) = %v, %v", after, afterMs, d, found)
+		}
+	})
+}
+
+func TestOpenAIConcurrentCalls(t *testing.T) {
+	srv := newChatServer(t, ok(completion(plain, 10, 2)))
+	m := srv.client(t, "gpt-4o", 1)
+	var meter Meter
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			resp, err := m.Complete(context.Background(), conversation())
+			meter.Add(resp.Usage)
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := meter.Totals(); got.Calls != 8 || got.Tokens() != 96 || !got.Priced {
+		t.Errorf("totals = %+v", got)
+	}
+}
