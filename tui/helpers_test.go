@@ -15,7 +15,12 @@ import (
 	"github.com/swe-adept/swe-adept/agent/event"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
+// updating reports -update, the flag that rewrites golden files. It is
+// defined by x/exp/golden, which teatest brings in.
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 func TestMain(m *testing.M) {
 	// Golden views drift across colour profiles: force one.
@@ -77,7 +82,7 @@ func checkGolden(t *testing.T, view string) {
 	}
 	got := strings.Join(lines, "\n") + "\n"
 	path := filepath.Join("testdata", filepath.FromSlash(t.Name())+".golden")
-	if *update {
+	if updating() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
