@@ -186,6 +186,17 @@ func TestOpenAICancel(t *testing.T) {
 	}
 }
 
+func TestOpenAICallerDeadline(t *testing.T) {
+	srv := newChatServer(t, reply{block: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, err := srv.client(t, "gpt-4o", 5).Complete(ctx, conversation())
+	checkCallError(t, err, []string{"stopped", "deadline exceeded"}, context.DeadlineExceeded)
+	if n := srv.requests(); n > 1 {
+		t.Errorf("requests = %d, want at most 1 (the caller's deadline is not retried)", n)
+	}
+}
+
 func TestOpenAIAttemptTimeout(t *testing.T) {
 	srv := newChatServer(t, reply{block: true})
 	m := srv.client(t, "gpt-4o", 2)
