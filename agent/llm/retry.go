@@ -65,7 +65,9 @@ func (o *OpenAI) withRetry(ctx context.Context, creq openai.ChatCompletionReques
 		o.cfg.Logger.Warn("model call failed; retrying",
 			"model", o.cfg.Model, "attempt", attempt, "wait", wait, "err", cerr.msg)
 		if err := sleep(ctx, wait); err != nil {
-			return resp, o.cancelled(ctx)
+			stopped := o.cancelled(ctx)
+			stopped.Attempts = attempt
+			return resp, stopped
 		}
 	}
 }
