@@ -1,0 +1,135 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/swe-adept/swe-adept/index"
+)
+
+// Heuristic is an offline localizer that needs no model. It speaks the
+// localization agent's tool-call protocol, so it drives the same loop,
+// events and panes as a real model: it pulls entry points from the issue,
+// searches them with the same tools, follows the child whose text best
+// matches the issue depth-first with backtracking, finishes, and answers the
+// filter stages with a ranking of what it saw. It serves one conversation at
+// a time; a new issue in the first user message starts it afresh.
+type Heuristic struct {
+	ix *index.Index
+	s  *index.Searcher
+
+	once   sync.Once
+	corpus *corpus
+
+	mu sync.Mutex
+	st *hstate
+}
+
+var _ Model = (*Heuristic)(nil)
+
+// NewHeuristic makes the offline localizer over an index and its searcher.
+func NewHeuristic(ix *index.Index, s *index.Searcher) *Heuristic {
+	if s == nil {
+		s = index.NewSearcher(ix)
+	}
+	return &Heuristic{ix: ix, s: s}
+}
+
+// Name is "heuristic".
+func (h *Heuristic) Name() string { return "heuristic" }
+
+// Tool names the heuristic knows; the localize package defines the same.
+const (
+	hFindFile    = "find_file"
+	hFindDef     = "find_code_def"
+	hFindContent = "find_code_content"
+	hFindChild   = "find_child_unit"
+	hFinish      = "finish_search"
+	hShortlist   = "shortlist"
+	hRank        = "rank_locations"
+)
+
+// Complete answers one turn: the tools offered say which phase it is in.
+func (h *Heuristic) Complete(ctx context.Context, req Request) (Response, error) {
+	if err := ctx.Err(); err != nil {
+		return Response{}, err
+	}
+	h.once.Do(func() { h.corpus = newCorpus(h.ix) })
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	issue, budget := issueOf(req.Messages)
+	if h.st == nil || h.st.issue != issue {
+		h.st = newHState(h, issue, budget)
+	}
+	st := h.st
+	var msg Message
+	switch {
+	case hasTool(req.Tools, hRank):
+		msg = st.rankTurn()
+	case hasTool(req.Tools, hShortlist):
+		msg = st.shortlistTurn()
+	case hasTool(req.Tools, hFindChild) || hasTool(req.Tools, hFindDef):
+		msg = st.searchTurn()
+	default:
+		msg = Message{Role: Assistant, Content: "The heuristic localizer only answers the localization tools."}
+	}
+	return Response{Message: msg, Usage: Usage{Priced: true}}, nil
+}
+
+var (
+	reIssueTag = regexp.MustCompile(`(?s)<issue>\n?(.*?)\n?</issue>`)
+	reTurns    = regexp.MustCompile(`at most (\d+) turns`)
+)
+
+// defaultBudget is the search turns the heuristic plans for when the
+// prompt does not say.
+const defaultBudget = 20
+
+// issueOf finds the issue in the first user message (inside <issue> tags
+// when the prompt uses them) and the turn budget the prompt states.
+func issueOf(msgs []Message) (string, int) {
+	for _, m := range msgs {
+		if m.Role != User {
+			continue
+		}
+		text, budget := m.Content, defaultBudget
+		if sm := reIssueTag.FindStringSubmatch(text); sm != nil {
+			text = sm[1]
+		}
+		if sm := reTurns.FindStringSubmatch(m.Content); sm != nil {
+			if n, err := strconv.Atoi(sm[1]); err == nil && n > 0 {
+				budget = n
+			}
+		}
+		return text, budget
+	}
+	return "", defaultBudget
+}
+
+// call makes one tool call with a fresh id.
+func (st *hstate) call(name string, args any) ToolCall {
+	st.callN++
+	b, _ := json.Marshal(args)
+	return ToolCall{ID: fmt.Sprintf("heuristic-%d", st.callN), Name: name, Arguments: string(b)}
+}
+
+func shortList(xs []string, n int) string {
+	if len(xs) > n {
+		return strings.Join(xs[:n], ", ") + ", ..."
+	}
+	return strings.Join(xs, ", ")
+}
+
+func hasTool(tools []Tool, name string) bool {
+	for _, t := range tools {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}

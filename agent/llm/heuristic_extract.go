@@ -1,0 +1,411 @@
+package llm
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// EntryKind says where in the issue an entry point was found. The kind sets
+// how much the heuristic localizer trusts it: a traceback frame names the
+// code that ran, a CamelCase word in prose may be anything.
+type EntryKind string
+
+const (
+	EntryTraceback EntryKind = "traceback" // File "…/mod.py", line N, in func
+	EntryFile      EntryKind = "file"      // x.py, pkg/mod.py
+	EntryDotted    EntryKind = "dotted"    // a.b.C
+	EntryQuoted    EntryKind = "quoted"    // `name`, 'name', "name"
+	EntryCode      EntryKind = "code"      // a call or attribute inside a ``` block
+	EntryCamel     EntryKind = "camel"     // CamelCase or camelCase word in prose
+	EntrySnake     EntryKind = "snake"     // snake_case word in prose
+)
+
+// kindWeight is the prior trust of each kind.
+var kindWeight = map[EntryKind]float64{
+	EntryTraceback: 3.0,
+	EntryFile:      2.5,
+	EntryDotted:    2.2,
+	EntryQuoted:    2.0,
+	EntryCode:      1.6,
+	EntryCamel:     1.3,
+	EntrySnake:     1.2,
+}
+
+// EntryPoint is a code entity the issue names: a search to start from.
+type EntryPoint struct {
+	Text   string    // identifier, dotted path or file path
+	Kind   EntryKind // the strongest kind it was seen as
+	Weight float64   // kind weight plus a bonus for repeated mentions
+	Count  int       // mentions
+	First  int       // byte offset of the first mention, for stable order
+	// Traceback frames only.
+	File  string // the frame's file as written (absolute paths included)
+	Line  int
+	Frame int // 1 for the innermost frame (where it raised), 2 for its caller, ...
+}
+
+var (
+	reFrame    = regexp.MustCompile(`File "([^"\n]+)", line (\d+)(?:, in ([\w<>.]+))?`)
+	reFence    = regexp.MustCompile("(?s)```[^\n]*\n(.*?)(?:```|$)")
+	reBacktick = regexp.MustCompile("`([^`\n]{1,200})`")
+	reQuoted   = regexp.MustCompile(`(?:^|[\s(\[,=:])(?:'([^'\n]{2,80})'|"([^"\n]{2,80})")`)
+	reFileName = regexp.MustCompile(`(?:^|[^\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:py|pyx|pyi|go|js|ts|tsx|jsx|java|rb|rs|c|h|cc|cpp|hpp|php|cs|kt|scala|swift|cfg|toml|ini|yaml|yml))\b`)
+	reDotted   = regexp.MustCompile(`\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b`)
+	reCamel    = regexp.MustCompile(`\b(?:[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+|[A-Z]{2,}[a-z][A-Za-z0-9]*)\b`)
+	reSnake    = regexp.MustCompile(`\b_*[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+_*\b`)
+	reCodeCall = regexp.MustCompile(`(?:\.|\b)([A-Za-z_]\w*)\s*\(`)
+	reCodeAttr = regexp.MustCompile(`\.([A-Za-z_]\w*)`)
+	reImport   = regexp.MustCompile(`(?m)^\s*(?:from\s+([\w.]+)\s+)?import\s+([\w., ]+)`)
+	reIdent    = regexp.MustCompile(`^[A-Za-z_]\w*$`)
+)
+
+// dottedNoise are dotted words of prose that are not code.
+var dottedNoise = map[string]bool{
+	"e.g": true, "i.e": true, "etc": true, "vs": true, "a.k.a": true,
+}
+
+// commonWords are identifiers that occur in nearly every code base and say
+// nothing about where the issue lives.
+var commonWords = map[string]bool{
+	"self": true, "cls": true, "print": true, "len": true, "str": true, "int": true,
+	"list": true, "dict": true, "set": true, "tuple": true, "range": true, "type": true,
+	"isinstance": true, "super": true, "object": true, "None": true, "True": true,
+	"False": true, "return": true, "import": true, "from": true, "def": true, "class": true,
+	"assert": true, "append": true, "format": true, "join": true, "get": true, "items": true,
+	"keys": true, "values": true, "open": true, "float": true, "bool": true, "map": true,
+	"zip": true, "sorted": true, "min": true, "max": true, "sum": true, "abs": true,
+	"np": true, "numpy": true, "pd": true, "pandas": true, "os": true, "sys": true,
+	"python": true, "Python": true, "pip": true, "main": true, "init": true, "__init__": true,
+	"TypeError": true, "ValueError": true, "KeyError": true, "AttributeError": true,
+	"IndexError": true, "RuntimeError": true, "Exception": true, "Traceback": true,
+	"GitHub": true, "iPhone": true, "macOS": true, "JavaScript": true, "TypeScript": true,
+	"array": true, "shape": true, "dtype": true, "copy": true, "file": true, "path": true,
+	"name": true, "value": true, "data": true, "test": true, "args": true, "kwargs": true,
+}
+
+// ExtractEntryPoints pulls the code entities an issue names, strongest first.
+func ExtractEntryPoints(issue string) []EntryPoint {
+	c := &collector{byText: map[string]*EntryPoint{}}
+	c.tracebacks(issue)
+	prose := blank(issue, reFrame.FindAllStringIndex(issue, -1))
+	fences := reFence.FindAllStringSubmatchIndex(prose, -1)
+	for _, m := range fences {
+		c.codeBlock(prose[m[2]:m[3]], m[2])
+	}
+	prose = blank(prose, fences)
+	c.quoted(prose)
+	c.words(prose)
+	return c.sorted()
+}
+
+// blank replaces the given spans with spaces, keeping offsets, so text read
+// once (traceback frames, code blocks) is not counted again as prose.
+func blank(s string, spans [][]int) string {
+	if len(spans) == 0 {
+		return s
+	}
+	b := []byte(s)
+	for _, m := range spans {
+		for i := m[0]; i < m[1]; i++ {
+			b[i] = ' '
+		}
+	}
+	return string(b)
+}
+
+type collector struct {
+	byText map[string]*EntryPoint
+}
+
+func (c *collector) add(text string, kind EntryKind, pos int) *EntryPoint {
+	text = strings.TrimSpace(text)
+	if text == "" || len(text) > 200 || commonWords[text] {
+		return nil
+	}
+	e, ok := c.byText[text]
+	if !ok {
+		e = &EntryPoint{Text: text, Kind: kind, First: pos}
+		c.byText[text] = e
+	}
+	e.Count++
+	if kindWeight[kind] > kindWeight[e.Kind] {
+		e.Kind = kind
+	}
+	if pos < e.First {
+		e.First = pos
+	}
+	return e
+}
+
+// tracebacks numbers frames from the innermost: in a Python traceback the
+// last frame printed is where the exception was raised.
+func (c *collector) tracebacks(issue string) {
+	ms := reFrame.FindAllStringSubmatchIndex(issue, -1)
+	for i, m := range ms {
+		file := issue[m[2]:m[3]]
+		line, _ := strconv.Atoi(issue[m[4]:m[5]])
+		frame := len(ms) - i
+		if e := c.add(frameFile(file), EntryFile, m[0]); e != nil {
+			c.traceFrame(e, file, line, frame)
+		}
+		if m[6] >= 0 {
+			fn := issue[m[6]:m[7]]
+			if fn == "<module>" || strings.HasPrefix(fn, "<") {
+				continue
+			}
+			if e := c.add(fn, EntryTraceback, m[6]); e != nil {
+				c.traceFrame(e, file, line, frame)
+			}
+		}
+	}
+}
+
+func (c *collector) traceFrame(e *EntryPoint, file string, line, frame int) {
+	if e.Frame == 0 || frame < e.Frame {
+		e.File, e.Line, e.Frame = file, line, frame
+	}
+}
+
+// frameFile keeps the part of a frame's path that can match the repository:
+// after site-packages or dist-packages, else the last three segments.
+func frameFile(p string) string {
+	p = strings.ReplaceAll(p, `\`, "/")
+	for _, mark := range []string{"site-packages/", "dist-packages/"} {
+		if i := strings.LastIndex(p, mark); i >= 0 {
+			return p[i+len(mark):]
+		}
+	}
+	segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	if len(segs) > 3 {
+		segs = segs[len(segs)-3:]
+	}
+	return strings.Join(segs, "/")
+}
+
+func (c *collector) codeBlock(code string, base int) {
+	for _, m := range reImport.FindAllStringSubmatchIndex(code, -1) {
+		if m[2] >= 0 {
+			c.add(code[m[2]:m[3]], EntryDotted, base+m[2])
+		}
+		for _, name := range strings.Split(code[m[4]:m[5]], ",") {
+			name, _, _ = strings.Cut(strings.TrimSpace(name), " ")
+			if reIdent.MatchString(name) {
+				c.add(name, EntryCode, base+m[4])
+			}
+		}
+	}
+	for _, re := range []*regexp.Regexp{reCodeCall, reCodeAttr} {
+		for _, m := range re.FindAllStringSubmatchIndex(code, -1) {
+			if name := code[m[2]:m[3]]; len(name) > 2 && !isKeyword(name) {
+				c.add(name, EntryCode, base+m[2])
+			}
+		}
+	}
+	c.words(code)
+}
+
+func (c *collector) quoted(prose string) {
+	for _, m := range reBacktick.FindAllStringSubmatchIndex(prose, -1) {
+		c.quotedText(prose[m[2]:m[3]], m[2])
+	}
+	for _, m := range reQuoted.FindAllStringSubmatchIndex(prose, -1) {
+		for g := 2; g <= 4; g += 2 {
+			if m[g] >= 0 {
+				c.quotedText(prose[m[g]:m[g+1]], m[g])
+			}
+		}
+	}
+}
+
+// quotedText takes a quoted span: an identifier or dotted path as it is,
+// otherwise the calls and names inside it.
+func (c *collector) quotedText(s string, pos int) {
+	s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "()"))
+	switch {
+	case reIdent.MatchString(s) && len(s) > 1:
+		c.add(s, EntryQuoted, pos)
+	case reFileName.MatchString(" "+s) && !strings.ContainsAny(s, " ("):
+		c.add(s, EntryFile, pos)
+	case isDotted(s):
+		c.add(s, EntryQuoted, pos)
+	default:
+		for _, m := range reCodeCall.FindAllStringSubmatchIndex(s, -1) {
+			if name := s[m[2]:m[3]]; len(name) > 2 && !isKeyword(name) {
+				c.add(name, EntryCode, pos+m[2])
+			}
+		}
+	}
+}
+
+func (c *collector) words(text string) {
+	for _, m := range reFileName.FindAllStringSubmatchIndex(text, -1) {
+		c.add(text[m[2]:m[3]], EntryFile, m[2])
+	}
+	for _, m := range reDotted.FindAllStringIndex(text, -1) {
+		if s := text[m[0]:m[1]]; isDotted(s) && !looksLikeFile(s) && !isURLPart(text, m[0]) {
+			c.add(s, EntryDotted, m[0])
+		}
+	}
+	for _, m := range reCamel.FindAllStringIndex(text, -1) {
+		c.add(text[m[0]:m[1]], EntryCamel, m[0])
+	}
+	for _, m := range reSnake.FindAllStringIndex(text, -1) {
+		if s := text[m[0]:m[1]]; !isURLPart(text, m[0]) {
+			c.add(s, EntrySnake, m[0])
+		}
+	}
+}
+
+func (c *collector) sorted() []EntryPoint {
+	out := make([]EntryPoint, 0, len(c.byText))
+	for _, e := range c.byText {
+		e.Weight = kindWeight[e.Kind] + 0.25*float64(min(e.Count-1, 4))
+		if e.Frame > 0 {
+			e.Weight += 1.0 / float64(e.Frame)
+		}
+		out = append(out, *e)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Weight != out[j].Weight {
+			return out[i].Weight > out[j].Weight
+		}
+		return out[i].First < out[j].First
+	})
+	return out
+}
+
+func isDotted(s string) bool {
+	if !strings.Contains(s, ".") || dottedNoise[strings.ToLower(strings.TrimSuffix(s, "."))] {
+		return false
+	}
+	parts := strings.Split(s, ".")
+	for _, p := range parts {
+		if !reIdent.MatchString(p) {
+			return false
+		}
+	}
+	// "np.array" style is code; "Hello.World" in prose is rare, but a lone
+	// pair of all-lowercase short words ("i.e", "etc.") is not.
+	return len(parts) >= 2 && len(s) >= 4
+}
+
+func looksLikeFile(s string) bool {
+	return reFileName.MatchString(" " + s)
+}
+
+// isURLPart skips words inside URLs (github.com/org/repo_name).
+func isURLPart(text string, pos int) bool {
+	start := strings.LastIndexAny(text[:pos], " \t\n(<[\"'")
+	word := text[start+1 : pos]
+	return strings.Contains(word, "://") || strings.Contains(word, "www.") || strings.Contains(word, "/")
+}
+
+var keywords = map[string]bool{
+	"if": true, "for": true, "while": true, "with": true, "print": true, "return": true,
+	"and": true, "not": true, "lambda": true, "elif": true, "except": true, "raise": true,
+}
+
+func isKeyword(s string) bool { return keywords[s] || commonWords[s] }
+
+// identTokens splits text into lower-case search tokens: every identifier
+// whole, and its camelCase / snake_case parts.
+func identTokens(text string) []string {
+	var out []string
+	start := -1
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		w := text[start:end]
+		start = -1
+		parts := splitIdent(w)
+		if len(parts) > 1 {
+			out = append(out, strings.ToLower(strings.Trim(w, "_")))
+		}
+		for _, p := range parts {
+			if len(p) > 1 && !stopWords[p] {
+				out = append(out, stem(p))
+			}
+		}
+	}
+	for i, r := range text {
+		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_') {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		flush(i)
+	}
+	flush(len(text))
+	return out
+}
+
+// splitIdent splits an identifier at underscores and case changes into
+// lower-case parts: "parseHTTPHeader_v2" → parse, http, header, v2.
+func splitIdent(w string) []string {
+	var parts []string
+	for _, seg := range strings.Split(w, "_") {
+		if seg == "" {
+			continue
+		}
+		rs := []rune(seg)
+		from := 0
+		for i := 1; i < len(rs); i++ {
+			lowerToUpper := unicode.IsLower(rs[i-1]) && unicode.IsUpper(rs[i])
+			acronymEnd := i+1 < len(rs) && unicode.IsUpper(rs[i-1]) && unicode.IsUpper(rs[i]) && unicode.IsLower(rs[i+1])
+			digitEdge := unicode.IsDigit(rs[i-1]) != unicode.IsDigit(rs[i]) && !unicode.IsDigit(rs[i])
+			if lowerToUpper || acronymEnd || digitEdge {
+				parts = append(parts, strings.ToLower(string(rs[from:i])))
+				from = i
+			}
+		}
+		parts = append(parts, strings.ToLower(string(rs[from:])))
+	}
+	return parts
+}
+
+// stopWords are English and Python words too common to rank by.
+var stopWords = map[string]bool{
+	"the": true, "a": true, "an": true, "and": true, "or": true, "of": true, "to": true,
+	"in": true, "is": true, "it": true, "this": true, "that": true, "for": true, "on": true,
+	"with": true, "as": true, "be": true, "are": true, "was": true, "by": true, "at": true,
+	"not": true, "but": true, "if": true, "from": true, "we": true, "you": true, "can": true,
+	"should": true, "would": true, "when": true, "which": true, "have": true, "has": true,
+	"self": true, "def": true, "return": true, "none": true, "true": true, "false": true,
+	"import": true, "class": true, "there": true, "then": true, "so": true, "do": true,
+	"does": true, "my": true, "i": true, "me": true, "its": true, "also": true, "will": true,
+	"all": true, "any": true, "no": true, "yes": true, "use": true, "used": true, "using": true,
+	"get": true, "set": true, "like": true, "what": true, "how": true, "here": true, "some": true,
+	"one": true, "two": true, "than": true, "into": true, "only": true, "just": true, "more": true,
+	"other": true, "these": true, "those": true, "been": true, "being": true, "such": true,
+	"elif": true, "else": true, "try": true, "except": true, "raise": true, "pass": true,
+	"py": true, "line": true, "file": true, "files": true, "issue": true, "version": true,
+	"error": true, "expected": true, "actual": true, "example": true, "following": true,
+	"cls": true, "args": true, "kwargs": true, "lib": true, "site": true, "packages": true,
+}
+
+// stem strips the commonest English inflections so "rounded", "rounding"
+// and "round" meet. It is deliberately crude: both sides of every
+// comparison go through it, so consistency matters more than linguistics.
+func stem(w string) string {
+	if len(w) <= 4 {
+		return w
+	}
+	for _, suf := range []string{"ing", "ed"} {
+		if strings.HasSuffix(w, suf) && len(w)-len(suf) >= 3 {
+			w = w[:len(w)-len(suf)]
+			break
+		}
+	}
+	if strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && len(w) > 3 {
+		w = w[:len(w)-1]
+	}
+	if strings.HasSuffix(w, "e") && len(w) > 3 {
+		w = w[:len(w)-1]
+	}
+	return w
+}

@@ -1,0 +1,192 @@
+package llm
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func entryMap(eps []EntryPoint) map[string]EntryPoint {
+	m := map[string]EntryPoint{}
+	for _, e := range eps {
+		m[e.Text] = e
+	}
+	return m
+}
+
+func TestExtractEntryPoints(t *testing.T) {
+	tests := []struct {
+		name   string
+		issue  string
+		want   map[string]EntryKind // text -> kind it must have
+		absent []string
+	}{
+		{
+			name:  "backticks and quotes",
+			issue: "Calling `load_config` with 'strict' mode fails in \"ConfigLoader\".",
+			want:  map[string]EntryKind{"load_config": EntryQuoted, "strict": EntryQuoted, "ConfigLoader": EntryQuoted},
+		},
+		{
+			name:   "dotted path",
+			issue:  "The function shop.pricing.apply_discount rounds wrongly, e.g. for 0.5.",
+			want:   map[string]EntryKind{"shop.pricing.apply_discount": EntryDotted},
+			absent: []string{"e.g", "0.5"},
+		},
+		{
+			name: "traceback frames",
+			issue: "Traceback (most recent call last):\n" +
+				"  File \"/usr/lib/python3/site-packages/shop/cart.py\", line 12, in checkout\n" +
+				"    total = price(items)\n" +
+				"  File \"/home/u/shop/pricing.py\", line 40, in price\n" +
+				"    return apply_discount(t)\n" +
+				"ValueError: bad\n",
+			want:   map[string]EntryKind{"checkout": EntryTraceback, "price": EntryTraceback, "shop/cart.py": EntryFile, "u/shop/pricing.py": EntryFile},
+			absent: []string{"ValueError"},
+		},
+		{
+			name:  "file names",
+			issue: "The bug is in src/shop/cart.py and maybe setup.cfg.",
+			want:  map[string]EntryKind{"src/shop/cart.py": EntryFile, "setup.cfg": EntryFile},
+		},
+		{
+			name:   "camel and snake in prose",
+			issue:  "The DataFrame writer calls get_item_price and parseHeader too often.",
+			want:   map[string]EntryKind{"DataFrame": EntryCamel, "get_item_price": EntrySnake, "parseHeader": EntryCamel},
+			absent: []string{"writer", "calls"},
+		},
+		{
+			name:   "code block calls and attributes",
+			issue:  "Repro:\n```python\nfrom shop.pricing import apply_discount\ncart = Cart()\ncart.add_item(3)\nprint(cart.total)\n```\n",
+			want:   map[string]EntryKind{"shop.pricing": EntryDotted, "apply_discount": EntryCode, "Cart": EntryCode, "add_item": EntryCode, "total": EntryCode},
+			absent: []string{"print"},
+		},
+		{
+			name:   "urls are not code",
+			issue:  "See https://github.com/org/some_repo/issues/12 for details.",
+			absent: []string{"some_repo", "github.com"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := entryMap(ExtractEntryPoints(tc.issue))
+			for text, kind := range tc.want {
+				e, ok := got[text]
+				if !ok {
+					t.Errorf("missing %q; got %v", text, keys(got))
+					continue
+				}
+				if e.Kind != kind {
+					t.Errorf("%q: kind %s, want %s", text, e.Kind, kind)
+				}
+			}
+			for _, text := range tc.absent {
+				if _, ok := got[text]; ok {
+					t.Errorf("%q should not be an entry point", text)
+				}
+			}
+		})
+	}
+}
+
+func TestTracebackFramesOrderInnermostFirst(t *testing.T) {
+	issue := "  File \"a/outer.py\", line 1, in outer\n  File \"a/inner.py\", line 2, in inner\n"
+	eps := ExtractEntryPoints(issue)
+	m := entryMap(eps)
+	if m["inner"].Frame != 1 || m["outer"].Frame != 2 {
+		t.Fatalf("frames: inner %d outer %d, want 1 and 2", m["inner"].Frame, m["outer"].Frame)
+	}
+	if m["inner"].Weight <= m["outer"].Weight {
+		t.Errorf("innermost frame should weigh more: %v vs %v", m["inner"].Weight, m["outer"].Weight)
+	}
+	if eps[0].Text != "inner" {
+		t.Errorf("first entry point %q, want inner", eps[0].Text)
+	}
+}
+
+func TestSplitIdent(t *testing.T) {
+	tests := map[string]string{
+		"parseHTTPHeader_v2": "parse http header v2",
+		"get_item_price":     "get item price",
+		"DataFrame":          "data frame",
+		"__init__":           "init",
+		"x":                  "x",
+	}
+	for in, want := range tests {
+		if got := strings.Join(splitIdent(in), " "); got != want {
+			t.Errorf("splitIdent(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestIdentTokens(t *testing.T) {
+	got := strings.Join(identTokens("The apply_discount() in CartTotal is off"), " ")
+	want := "apply_discount apply discount carttotal cart total off"
+	if got != want {
+		t.Errorf("identTokens = %q, want %q", got, want)
+	}
+}
+
+func TestBM25(t *testing.T) {
+	docs := [][]string{
+		{"apply", "discount", "price", "price"},
+		{"cart", "total", "items"},
+		{"discount", "cart"},
+		{"unrelated", "words", "only", "here", "and", "more"},
+	}
+	m := newBM25(docs)
+	top := m.top(queryBag([]string{"discount", "price"}), 0)
+	if len(top) != 2 || top[0].doc != 0 || top[1].doc != 2 {
+		t.Fatalf("top = %+v, want doc 0 then doc 2", top)
+	}
+	if m.idf("discount") >= m.idf("price") {
+		t.Errorf("rarer term should weigh more: idf(discount)=%v idf(price)=%v", m.idf("discount"), m.idf("price"))
+	}
+	if s := m.scores(queryBag([]string{"absent"})); len(s) != 0 {
+		t.Errorf("absent term scored %v", s)
+	}
+	short := newBM25([][]string{{"a", "b"}, {"a", "c", "c", "c", "c", "c", "c", "c"}})
+	sc := short.scores(map[string]float64{"a": 1})
+	if sc[0] <= sc[1] {
+		t.Errorf("length normalisation: short doc %v should beat long doc %v", sc[0], sc[1])
+	}
+}
+
+func FuzzExtractEntryPoints(f *testing.F) {
+	for _, s := range []string{
+		"`foo.bar` fails",
+		"  File \"/x/y.py\", line 3, in f\n",
+		"```\nx.y(z)\n```",
+		"```unterminated\nfoo(",
+		"CamelCase snake_case a.b.C x.py",
+		"'\"`",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, issue string) {
+		eps := ExtractEntryPoints(issue)
+		seen := map[string]bool{}
+		for _, e := range eps {
+			if e.Text == "" || strings.TrimSpace(e.Text) != e.Text {
+				t.Fatalf("bad entry text %q", e.Text)
+			}
+			if seen[e.Text] {
+				t.Fatalf("duplicate entry %q", e.Text)
+			}
+			seen[e.Text] = true
+			if utf8.ValidString(issue) && !utf8.ValidString(e.Text) {
+				t.Fatalf("invalid UTF-8 from valid input: %q", e.Text)
+			}
+			if e.Weight <= 0 || e.Count < 1 {
+				t.Fatalf("entry %+v: weight and count must be positive", e)
+			}
+		}
+	})
+}
+
+func keys(m map[string]EntryPoint) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

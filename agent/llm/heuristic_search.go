@@ -1,0 +1,418 @@
+package llm
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/swe-adept/swe-adept/index"
+)
+
+// Search budgets of the heuristic.
+const (
+	maxEntryCalls  = 8    // entry-point searches in the first turn
+	maxBM25Roots   = 3    // pattern-search roots from BM25 when names are few
+	maxFileHits    = 3    // a file name matching more files is too vague
+	maxDefHits     = 4    // likewise a definition name
+	maxDepth       = 4    // deepest child followed
+	maxBranch      = 2    // children tried below one unit before backtracking
+	maxRootsTried  = 8    // roots explored depth-first
+	childThreshold = 0.12 // a child scoring less is not worth opening
+)
+
+// hstate is the heuristic's memory of one localization.
+type hstate struct {
+	h       *Heuristic
+	issue   string
+	entries []EntryPoint
+	rel     map[string]float64 // unit id -> BM25 against the issue, best = 1
+	budget  int
+	turns   int
+	callN   int
+
+	seen   map[string]*seenUnit // units and files the tools showed
+	order  []string             // ids in the order seen
+	roots  []string             // entry-point hits, best first once ranked
+	stack  []string             // current DFS path
+	tried  map[string]int       // children opened below a node
+	rooted map[string]bool      // roots explored
+	walked map[string]bool      // units pushed on the DFS path at some point
+	done   bool                 // finish_search sent
+}
+
+// seenUnit is what the heuristic knows of a unit or file it was shown.
+type seenUnit struct {
+	id     string
+	file   bool
+	entry  float64 // strength of the entry point whose search found it
+	via    string  // that entry point, or the parent it was opened from
+	depth  int
+	opened bool // shown as a search hit or opened as a child (not only listed)
+}
+
+func newHState(h *Heuristic, issue string, budget int) *hstate {
+	entries := ExtractEntryPoints(issue)
+	st := &hstate{
+		h: h, issue: issue, entries: entries, budget: budget,
+		seen: map[string]*seenUnit{}, tried: map[string]int{}, rooted: map[string]bool{}, walked: map[string]bool{},
+	}
+	st.rel = h.corpus.scoresFor(st.issueQuery())
+	return st
+}
+
+// issueQuery is the issue's token bag, with the names of strong entry
+// points counted again so the code the issue names outweighs its prose.
+func (st *hstate) issueQuery() map[string]float64 {
+	q := queryBag(identTokens(st.issue))
+	for _, e := range st.entries {
+		if e.Weight < kindWeight[EntryCode] {
+			continue
+		}
+		for _, t := range identTokens(e.Text) {
+			q[t] += 0.5
+		}
+	}
+	return q
+}
+
+// searchTurn is the next step of the search phase.
+func (st *hstate) searchTurn() Message {
+	st.turns++
+	if st.turns == 1 {
+		if m, ok := st.entryTurn(); ok {
+			return m
+		}
+	}
+	if st.turns < st.budget {
+		if m, ok := st.dfsStep(); ok {
+			return m
+		}
+	}
+	st.done = true
+	return Message{Role: Assistant, Content: "Enough context gathered; finishing the search.",
+		ToolCalls: []ToolCall{st.call(hFinish, struct{}{})}}
+}
+
+// entryTurn searches the issue's entry points at once, keeping only the
+// searches that find something specific, then BM25's best units as
+// pattern-search roots.
+func (st *hstate) entryTurn() (Message, bool) {
+	var calls []ToolCall
+	var names []string
+	for _, e := range st.entries {
+		if len(calls) >= maxEntryCalls {
+			break
+		}
+		if c, ok := st.entrySearch(e); ok {
+			calls = append(calls, c)
+			names = append(names, "`"+e.Text+"`")
+		}
+	}
+	extra := 0
+	for _, id := range st.h.corpus.top(st.issueQuery(), 10) {
+		if extra >= maxBM25Roots {
+			break
+		}
+		if _, ok := st.seen[id]; ok || isTestFile(id) || strings.Contains(id, ":<chunk") {
+			continue
+		}
+		r := st.h.s.FindCodeDef(index.FindCodeDefArgs{DefinitionName: id})
+		if len(r.Hits) == 0 {
+			continue
+		}
+		st.addHits(r, 0, "bm25")
+		calls = append(calls, st.call(hFindDef, index.FindCodeDefArgs{DefinitionName: id}))
+		extra++
+	}
+	if len(calls) == 0 {
+		return Message{}, false
+	}
+	st.rankRoots()
+	text := fmt.Sprintf("Entry points from the issue: %s. Searching them, plus %d units whose text best matches the issue.",
+		shortList(names, 8), extra)
+	if len(names) == 0 {
+		text = fmt.Sprintf("The issue names no code exactly; searching the %d units whose text best matches it.", extra)
+	}
+	return Message{Role: Assistant, Content: text, ToolCalls: calls}, true
+}
+
+// entrySearch chooses the search for one entry point and runs it ahead,
+// so only searches that find something are sent.
+func (st *hstate) entrySearch(e EntryPoint) (ToolCall, bool) {
+	s := st.h.s
+	switch e.Kind {
+	case EntryFile:
+		a := index.FindFileArgs{FileName: e.Text}
+		if r := s.FindFile(a); len(r.Hits) > 0 && len(r.Hits) <= maxFileHits && st.novel(r) && pathsEnd(r, e.Text) {
+			st.addHits(r, e.Weight, e.Text)
+			return st.call(hFindFile, a), true
+		}
+		return ToolCall{}, false
+	case EntryDotted:
+		if c, ok := st.defSearch(index.FindCodeDefArgs{DefinitionName: e.Text}, e); ok {
+			return c, true
+		}
+		a := index.FindFileArgs{FileName: strings.ReplaceAll(e.Text, ".", "/") + ".py"}
+		if r := s.FindFile(a); len(r.Hits) == 1 && st.novel(r) && pathsEnd(r, a.FileName) {
+			st.addHits(r, e.Weight, e.Text)
+			return st.call(hFindFile, a), true
+		}
+		last := e.Text[strings.LastIndex(e.Text, ".")+1:]
+		return st.defSearch(index.FindCodeDefArgs{DefinitionName: last}, e)
+	}
+	a := index.FindCodeDefArgs{DefinitionName: e.Text}
+	if e.Kind == EntryTraceback {
+		if f, ok := st.frameFile(e.File); ok {
+			a.FilePath = f
+		}
+	}
+	if c, ok := st.defSearch(a, e); ok {
+		return c, true
+	}
+	if e.Kind == EntryQuoted {
+		ca := index.FindCodeContentArgs{Content: e.Text}
+		if r := s.FindCodeContent(ca); len(r.Hits) > 0 && len(r.Hits) <= maxDefHits && st.novel(r) {
+			st.addHits(r, e.Weight*0.6, e.Text)
+			return st.call(hFindContent, ca), true
+		}
+	}
+	return ToolCall{}, false
+}
+
+func (st *hstate) defSearch(a index.FindCodeDefArgs, e EntryPoint) (ToolCall, bool) {
+	r := st.h.s.FindCodeDef(a)
+	if r.Mode != index.ModeExact || len(r.Hits) == 0 || len(r.Hits) > maxDefHits || !st.novel(r) {
+		return ToolCall{}, false
+	}
+	st.addHits(r, e.Weight, e.Text)
+	return st.call(hFindDef, a), true
+}
+
+// frameFile resolves a traceback frame's file to an indexed path.
+func (st *hstate) frameFile(p string) (string, bool) {
+	if p == "" {
+		return "", false
+	}
+	r := st.h.s.FindFile(index.FindFileArgs{FileName: frameSuffix(p)})
+	if len(r.Hits) == 1 {
+		return r.Hits[0].Path, true
+	}
+	return "", false
+}
+
+func frameSuffix(p string) string {
+	p = strings.ReplaceAll(p, `\`, "/")
+	segs := strings.Split(p, "/")
+	if len(segs) > 2 {
+		segs = segs[len(segs)-2:]
+	}
+	return strings.Join(segs, "/")
+}
+
+// pathsEnd reports whether every hit's path ends with the name searched,
+// so a fuzzy suggestion is not taken for the file the issue names.
+func pathsEnd(r index.Result, name string) bool {
+	name = strings.TrimPrefix(name, "./")
+	for _, hit := range r.Hits {
+		if hit.Path != name && !strings.HasSuffix(hit.Path, "/"+name) {
+			return false
+		}
+	}
+	return true
+}
+
+// novel reports whether a search shows anything not seen yet; a search
+// that only repeats what earlier ones found is not worth a call.
+func (st *hstate) novel(r index.Result) bool {
+	for _, hit := range r.Hits {
+		id := hit.UnitID
+		if id == "" {
+			id = hit.Path
+		}
+		if _, ok := st.seen[id]; !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// addHits records a search's hits as roots.
+func (st *hstate) addHits(r index.Result, strength float64, via string) {
+	for _, hit := range r.Hits {
+		id, file := hit.UnitID, false
+		if id == "" {
+			id, file = hit.Path, true
+		}
+		su := st.note(id, file)
+		su.opened = true
+		if strength > su.entry {
+			su.entry, su.via = strength, via
+		}
+		if !contains(st.roots, id) {
+			st.roots = append(st.roots, id)
+		}
+	}
+}
+
+// note returns what is known of a unit or file, entering it if new.
+func (st *hstate) note(id string, file bool) *seenUnit {
+	su, ok := st.seen[id]
+	if !ok {
+		su = &seenUnit{id: id, file: file}
+		st.seen[id] = su
+		st.order = append(st.order, id)
+	}
+	return su
+}
+
+// rankRoots orders the roots by how promising they are to explore.
+func (st *hstate) rankRoots() {
+	score := func(id string) float64 {
+		su := st.seen[id]
+		s := st.rel[id] + su.entry/3
+		if su.file {
+			s = su.entry/3 + st.bestChildScore(id)
+		}
+		if isTestFile(id) {
+			s *= 0.3
+		}
+		return s
+	}
+	sort.SliceStable(st.roots, func(i, j int) bool { return score(st.roots[i]) > score(st.roots[j]) })
+}
+
+// dfsStep opens the best unopened child below the current path, going
+// deeper while children stay relevant, backtracking when they do not, and
+// moving to the next root when a path is exhausted.
+func (st *hstate) dfsStep() (Message, bool) {
+	for {
+		if len(st.stack) == 0 && !st.pushRoot() {
+			return Message{}, false
+		}
+		top := st.stack[len(st.stack)-1]
+		child, score := st.bestChild(top)
+		if child == "" || st.tried[top] >= maxBranch || len(st.stack) > maxDepth {
+			st.stack = st.stack[:len(st.stack)-1]
+			continue
+		}
+		st.tried[top]++
+		su := st.note(child, false)
+		su.opened, su.via, su.depth = true, top, st.seen[top].depth+1
+		st.walked[child] = true
+		st.stack = append(st.stack, child)
+		path, name := splitUnitID(child)
+		text := fmt.Sprintf("Following %s from %s: it matches the issue best among its children (score %.2f).", child, top, score)
+		return Message{Role: Assistant, Content: text, ToolCalls: []ToolCall{
+			st.call(hFindChild, index.FindChildUnitArgs{DefinitionName: name, FilePath: path}),
+		}}, true
+	}
+}
+
+func (st *hstate) pushRoot() bool {
+	tried := 0
+	for _, id := range st.roots {
+		if st.rooted[id] {
+			tried++
+			continue
+		}
+		if tried >= maxRootsTried {
+			return false
+		}
+		st.rooted[id] = true
+		if st.walked[id] {
+			continue
+		}
+		st.walked[id] = true
+		st.stack = append(st.stack, id)
+		return true
+	}
+	return false
+}
+
+// children of a unit or a file, as unit ids, without repeats.
+func (st *hstate) children(id string) []string {
+	if su, ok := st.seen[id]; ok && su.file {
+		if f, ok := st.h.ix.File(id); ok {
+			return f.Units
+		}
+		return nil
+	}
+	u, ok := st.h.ix.Unit(id)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, e := range u.Children {
+		if !contains(out, e.ID) {
+			out = append(out, e.ID)
+		}
+	}
+	return out
+}
+
+// bestChild is the unopened, non-test child that best matches the issue.
+func (st *hstate) bestChild(id string) (string, float64) {
+	best, bestScore := "", childThreshold
+	for _, c := range st.children(id) {
+		if st.walked[c] {
+			continue
+		}
+		if isTestFile(c) {
+			continue
+		}
+		if s := st.childScore(c); s > bestScore {
+			best, bestScore = c, s
+		}
+	}
+	return best, bestScore
+}
+
+func (st *hstate) bestChildScore(id string) float64 {
+	_, s := st.bestChild(id)
+	return s
+}
+
+// childScore is how well a unit matches the issue: its BM25 score plus the
+// strength of any entry point that names it.
+func (st *hstate) childScore(id string) float64 {
+	u, ok := st.h.ix.Unit(id)
+	if !ok || u.Kind == index.KindChunk {
+		return 0
+	}
+	return st.rel[id] + st.nameBonus(u)
+}
+
+func splitUnitID(id string) (string, string) {
+	i := strings.LastIndex(id, ":")
+	if i < 0 {
+		return "", id
+	}
+	return id[:i], id[i+1:]
+}
+
+func isTestFile(id string) bool {
+	p, _ := splitUnitID(id)
+	if p == "" {
+		p = id
+	}
+	base := path.Base(p)
+	if strings.HasPrefix(base, "test_") || strings.HasSuffix(strings.TrimSuffix(base, path.Ext(base)), "_test") || base == "conftest.py" {
+		return true
+	}
+	for _, seg := range strings.Split(path.Dir(p), "/") {
+		if seg == "test" || seg == "tests" || seg == "testing" {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/swe-adept/swe-adept/agent/event"
+	"github.com/swe-adept/swe-adept/agent/localize"
+	"github.com/swe-adept/swe-adept/index"
+)
+
+func init() {
+	register(&command{
+		name:    "localize",
+		summary: "find the files and functions an issue is about (localization agent only)",
+		usage:   "--repo DIR --issue FILE|- [--model heuristic|NAME] [--script FILE] [--max-iterations 20] [--out locations.json] [--json]",
+		run:     runLocalize,
+	})
+}
+
+type localizeFlags struct {
+	repo, issue, model, script, out string
+	iterations                      int
+	asJSON                          bool
+}
+
+func parseLocalizeFlags(args []string) (localizeFlags, error) {
+	var f localizeFlags
+	fs := newFlags("localize")
+	fs.StringVar(&f.repo, "repo", ".", "repository `dir` to search")
+	fs.StringVar(&f.issue, "issue", "", "issue text `file`, or - for standard input")
+	fs.StringVar(&f.model, "model", "", "`name` of the model, or heuristic for the offline localizer (default: SWE_ADEPT_MODEL; heuristic without OPENAI_API_KEY)")
+	fs.StringVar(&f.script, "script", "", "play a scripted transcript `file` instead of a model")
+	fs.IntVar(&f.iterations, "max-iterations", localize.DefaultMaxIterations, "search turns before the agent must rank")
+	fs.StringVar(&f.out, "out", "locations.json", "where to write the ranked locations (`file`)")
+	fs.BoolVar(&f.asJSON, "json", false, "print the locations as JSON instead of a numbered list")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return f, err
+	}
+	switch {
+	case len(pos) > 0:
+		return f, usagef("unexpected argument %q", pos[0])
+	case f.issue == "":
+		return f, usagef("--issue is required (a file, or - for standard input)")
+	case f.iterations <= 0:
+		return f, usagef("--max-iterations must be positive, not %d", f.iterations)
+	}
+	if info, err := os.Stat(f.repo); err != nil || !info.IsDir() {
+		return f, usagef("--repo %s: not a directory", f.repo)
+	}
+	return f, nil
+}
+
+func runLocalize(ctx context.Context, args []string) error {
+	f, err := parseLocalizeFlags(args)
+	if err != nil {
+		return err
+	}
+	issue, err := readIssue(f.issue, os.Stdin)
+	if err != nil {
+		return err
+	}
+	ix, err := buildIndexWithProgress(ctx, f.repo, os.Stderr)
+	if err != nil {
+		return err
+	}
+	s := index.NewSearcher(ix)
+	model, notice, err := localize.ChooseModel(localize.ModelChoice{Script: f.script, Model: f.model, Index: ix, Searcher: s})
+	if err != nil {
+		return err
+	}
+	if notice != "" {
+		fmt.Fprintln(os.Stderr, notice)
+	}
+	fmt.Fprintf(os.Stderr, "localizing with %s\n", model.Name())
+	bus := event.NewBus(nil)
+	done := printSteps(bus.Subscribe(), os.Stderr)
+	loc, runErr := localize.Run(ctx, localize.Config{Index: ix, Searcher: s, Model: model, Bus: bus, Issue: issue, MaxIterations: f.iterations})
+	bus.Close()
+	done.Wait()
+	if loc == nil {
+		return runErr
+	}
+	if err := loc.Save(f.out); err != nil {
+		return err
+	}
+	if err := printLocations(os.Stdout, loc, f.asJSON); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "wrote %s (%s)\n", f.out, loc.Status)
+	return runErr
+}
+
+// readIssue reads the issue from a file or, for "-", from stdin.
+func readIssue(name string, stdin io.Reader) (string, error) {
+	var b []byte
+	var err error
+	if name == "-" {
+		b, err = io.ReadAll(stdin)
+	} else {
+		b, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return "", fmt.Errorf("read issue %s: %w", name, err)
+	}
+	if strings.TrimSpace(string(b)) == "" {
+		return "", usagef("--issue %s is empty", name)
+	}
+	return string(b), nil
+}
+
+// buildIndexWithProgress indexes the repository, drawing a progress line
+// on w when it is a terminal.
+func buildIndexWithProgress(ctx context.Context, repo string, w *os.File) (*index.Index, error) {
+	start := time.Now()
+	opts := index.Options{Logger: slog.Default()}
+	tty := false
+	if st, err := w.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+		tty = true
+	}
+	last := time.Time{}
+	opts.Progress = func(done, total int) {
+		if tty && (time.Since(last) > 100*time.Millisecond || done == total) {
+			last = time.Now()
+			fmt.Fprintf(w, "\rindexing %s: %d/%d files", repo, done, total)
+		}
+	}
+	ix, err := index.Build(ctx, repo, opts)
+	if tty {
+		fmt.Fprint(w, "\r\033[K")
+	}
+	if err != nil {
+		return nil, err
+	}
+	st := ix.Stats()
+	fmt.Fprintf(w, "indexed %s: %d files, %d units in %.1fs\n", ix.Root(), st.Files, st.Units, time.Since(start).Seconds())
+	return ix, nil
+}
+
+// printSteps shows each tool call's one-line summary as the agent works.
+func printSteps(ch <-chan event.Event, w io.Writer) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for e := range ch {
+			switch {
+			case e.Type == event.ToolResult && e.Tool != nil:
+				mark := " "
+				if e.Tool.Failed {
+					mark = "!"
+				}
+				fmt.Fprintf(w, "%s[%d] %s\n", mark, e.Tool.Iteration, e.Tool.Summary)
+			case e.Type == event.PhaseChanged:
+				fmt.Fprintf(w, "-- %s\n", e.Phase)
+			}
+		}
+	}()
+	return &wg
+}
+
+func printLocations(w io.Writer, loc *localize.Locations, asJSON bool) error {
+	if asJSON {
+		b, err := json.MarshalIndent(loc, "", "  ")
+		if err != nil {
+			return fmt.Errorf("encode locations: %w", err)
+		}
+		_, err = fmt.Fprintln(w, string(b))
+		return err
+	}
+	fmt.Fprintln(w, "files:")
+	for i, f := range loc.Files {
+		fmt.Fprintf(w, "%3d. %s\n", i+1, f)
+	}
+	fmt.Fprintln(w, "functions:")
+	for i, f := range loc.Functions {
+		fmt.Fprintf(w, "%3d. %s\n", i+1, f)
+	}
+	fmt.Fprintf(w, "search: %d nodes, depth %d, %s\n", len(loc.Tree), loc.MaxDepth, formatCalls(loc.ToolCalls))
+	return nil
+}
+
+func formatCalls(calls map[string]int) string {
+	var parts []string
+	for _, name := range []string{"find_file", "find_code_def", "find_code_content", "find_child_unit"} {
+		if n := calls[name]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s×%d", name, n))
+		}
+	}
+	if len(parts) == 0 {
+		return "no searches"
+	}
+	return strings.Join(parts, " ")
+}
