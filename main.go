@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"syscall"
@@ -102,28 +103,38 @@ func printHelp(w io.Writer) {
 func newFlags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(os.Stderr)
+	fs.Usage = func() {} // runMain prints the command's usage once
 	return fs
 }
 
 // parseFlags parses args and turns a bad flag into a usage error. Flags may
-// come before or after positional arguments.
+// come before or after positional arguments; only flag-shaped words are
+// flags, so a positional argument may start with "-" (a markdown list, "-"
+// for standard input), and "--" ends the flags.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
-	for {
+	for len(args) > 0 {
+		switch a := args[0]; {
+		case a == "--":
+			return append(pos, args[1:]...), nil
+		case !flagShaped.MatchString(a):
+			pos = append(pos, a)
+			args = args[1:]
+			continue
+		}
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fs.PrintDefaults()
 				return nil, err
 			}
 			return nil, usageError{strings.TrimSpace(err.Error())}
 		}
 		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
 	}
+	return pos, nil
 }
+
+var flagShaped = regexp.MustCompile(`^--?[A-Za-z][A-Za-z0-9_-]*(=.*)?$`)
 
 // setupLog sends log/slog to a file, never to the terminal: the TUI owns it.
 func setupLog() func() {

@@ -34,3 +34,32 @@ func TestCLIErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestParseFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantPos []string
+		wantN   int
+		wantErr bool
+	}{
+		{"flags after positionals", []string{"plan", "x", "--n", "3"}, []string{"plan", "x"}, 3, false},
+		{"markdown argument", []string{"- [-] use +", "-n=2"}, []string{"- [-] use +"}, 2, false},
+		{"stdin dash", []string{"-", "-n", "1"}, []string{"-"}, 1, false},
+		{"double dash ends flags", []string{"--", "-n"}, []string{"-n"}, 0, false},
+		{"unknown flag", []string{"--frob"}, nil, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := newFlags("t")
+			n := fs.Int("n", 0, "")
+			pos, err := parseFlags(fs, tt.args)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v", err)
+			}
+			if err == nil && (strings.Join(pos, "|") != strings.Join(tt.wantPos, "|") || *n != tt.wantN) {
+				t.Errorf("pos %q n %d, want %q %d", pos, *n, tt.wantPos, tt.wantN)
+			}
+		})
+	}
+}

@@ -1,0 +1,207 @@
+package hyp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/swe-adept/swe-adept/agent/event"
+	"github.com/swe-adept/swe-adept/agent/tool"
+	"github.com/swe-adept/swe-adept/memory"
+	"github.com/swe-adept/swe-adept/vcs"
+)
+
+// InitBase records the original code state and commits whatever the agent
+// has added since (its reproduction script) as the common working base.
+func (f *Families) InitBase(ctx context.Context) (tool.Output, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.mem.Original != "" {
+		return tool.Output{Text: "init_base already ran.\n" + f.mem.BaseOverview()}, nil
+	}
+	head, err := f.cfg.Repo.Head(ctx)
+	if err != nil {
+		return tool.Output{}, fmt.Errorf("init base: %w", err)
+	}
+	base, err := f.cfg.Repo.CommitAll(ctx, "swe-adept: common working base")
+	if errors.Is(err, vcs.ErrNothingToCommit) {
+		base, err = head.Hash, nil
+	}
+	if err != nil {
+		return tool.Output{}, fmt.Errorf("init base: %w", err)
+	}
+	if err := f.mem.SetBase(head.Hash, base); err != nil {
+		return tool.Output{}, fmt.Errorf("init base: %w", err)
+	}
+	if err := f.commit(ctx); err != nil {
+		return tool.Output{}, err
+	}
+	return tool.Output{Text: "Saved the original code state and the common working base.\n" + f.mem.BaseOverview(),
+		Summary: fmt.Sprintf("base %s (original %s)", short(base), short(head.Hash))}, nil
+}
+
+// StartHypothesis checks out a new branch from the common working base for
+// the current hypothesis (or the next one without a branch).
+func (f *Families) StartHypothesis(ctx context.Context, branch string) (tool.Output, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.mem.Base == "" {
+		return advice("start_hypothesis: no common working base yet; call init_base first"), nil
+	}
+	h := f.branchless()
+	if h == nil {
+		return advice("start_hypothesis: every hypothesis already has a branch; add a new one with update_hypothesis (and make it current with update_todo) first\n\n%s", f.mem.HypothesisOverview()), nil
+	}
+	full, out, ok := f.newBranch(ctx, "start_hypothesis", branch)
+	if !ok {
+		return out, nil
+	}
+	aside, err := f.putAside(ctx, "before-"+branch)
+	if err != nil {
+		return tool.Output{}, err
+	}
+	if err := f.cfg.Repo.CreateBranchAt(ctx, full, f.mem.Base); err != nil {
+		return advice("start_hypothesis: %v", err), nil
+	}
+	if err := f.assign(ctx, h, full); err != nil {
+		return tool.Output{}, err
+	}
+	text := fmt.Sprintf("Created and checked out %s from the common working base %s for %s %q.%s\nPlan its steps with update_todo.",
+		full, short(f.mem.Base), h.ID, h.Content, aside)
+	return tool.Output{Text: text, Summary: "branch " + full + " for " + h.ID}, nil
+}
+
+// CommitTodo checkpoints the working tree for one completed to-do.
+func (f *Families) CommitTodo(ctx context.Context, todo, message string) (tool.Output, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := f.mem.CurrentHypothesis()
+	if h == nil || h.Branch == "" {
+		return advice("commit_todo: the current hypothesis has no branch; call start_hypothesis first"), nil
+	}
+	if out, ok := f.onBranch(ctx, h.Branch); !ok {
+		return out, nil
+	}
+	t, err := memory.FindTodo(h, todo)
+	if err != nil {
+		return advice("commit_todo: %v", err), nil
+	}
+	head, err := f.cfg.Repo.Head(ctx)
+	if err != nil {
+		return tool.Output{}, fmt.Errorf("commit todo %q: %w", t.ID, err)
+	}
+	hash, err := f.cfg.Repo.CommitAll(ctx, message)
+	if errors.Is(err, vcs.ErrNothingToCommit) {
+		return advice("commit_todo: nothing to commit: the working tree matches %s. Make the to-do's edits first; a step that changed no file needs no checkpoint", short(head.Hash)), nil
+	}
+	if err != nil {
+		return tool.Output{}, fmt.Errorf("commit todo %q: %w", t.ID, err)
+	}
+	return f.recordCheckpoint(ctx, h, t, head.Hash, hash, message)
+}
+
+func (f *Families) recordCheckpoint(ctx context.Context, h *memory.Hypothesis, t *memory.Todo, parent, hash, msg string) (tool.Output, error) {
+	stat, err := f.cfg.Repo.DiffStat(ctx, parent, hash)
+	if err != nil {
+		return tool.Output{}, fmt.Errorf("commit todo %q: %w", t.ID, err)
+	}
+	cp := memory.Checkpoint{Hash: hash, Parent: parent, Message: msg, Stat: stat.Short()}
+	if err := f.mem.SetCheckpoint(h.ID, t.ID, cp); err != nil {
+		return tool.Output{}, fmt.Errorf("commit todo %q: %w", t.ID, err)
+	}
+	if err := f.commit(ctx); err != nil {
+		return tool.Output{}, err
+	}
+	f.emit(event.Event{Type: event.Checkpoint, Checkpoint: &event.CheckpointInfo{
+		Hypothesis: h.ID, Todo: t.ID, Hash: hash, Parent: parent, Branch: h.Branch, Message: msg, Stat: cp.Stat}})
+	f.emitDiff(ctx, parent, hash, fmt.Sprintf("checkpoint %s (%s)", short(hash), msg))
+	text := fmt.Sprintf("Committed %s for %s %q: %s\n\n%s", short(hash), t.ID, t.Content, cp.Stat, f.mem.TodoOverview(h))
+	return tool.Output{Text: text, Summary: fmt.Sprintf("checkpoint %s %s/%s", short(hash), h.ID, t.ID)}, nil
+}
+
+// branchless is the hypothesis a new branch goes to: the current one when it
+// has none, else the most confident open one without a branch.
+func (f *Families) branchless() *memory.Hypothesis {
+	if h := f.mem.CurrentHypothesis(); h != nil && h.Branch == "" {
+		return h
+	}
+	for _, h := range f.mem.Active() {
+		if h.Branch == "" && !h.Status.Done() {
+			return h
+		}
+	}
+	return nil
+}
+
+// newBranch checks a branch name the model chose and maps it into the run's namespace.
+func (f *Families) newBranch(ctx context.Context, op, name string) (string, tool.Output, bool) {
+	if strings.TrimSpace(name) == "" {
+		return "", advice("%s: give a branch name, e.g. fix-tokenizer", op), false
+	}
+	full := f.fullBranch(name)
+	exists, err := f.cfg.Repo.BranchExists(ctx, full)
+	if err != nil && ctx.Err() == nil {
+		return "", advice("%s: %q is not a usable branch name: %v", op, name, err), false
+	}
+	if exists {
+		return "", advice("%s: branch %s already exists; choose another name", op, full), false
+	}
+	return full, tool.Output{}, true
+}
+
+func (f *Families) onBranch(ctx context.Context, branch string) (tool.Output, bool) {
+	head, err := f.cfg.Repo.Head(ctx)
+	if err != nil || head.Branch == branch {
+		return tool.Output{}, err == nil
+	}
+	where := head.Branch
+	if where == "" {
+		where = "a detached HEAD at " + short(head.Hash)
+	}
+	return advice("commit_todo: the workspace is on %s, not on the current hypothesis's branch %s; switch hypotheses with update_todo, or use revert_to", where, branch), false
+}
+
+// putAside keeps uncommitted changes on a private ref before a checkout, and
+// says so in the observation.
+func (f *Families) putAside(ctx context.Context, name string) (string, error) {
+	saved, err := f.cfg.Repo.PutAside(ctx, f.cfg.RunID+"-"+sanitize(name))
+	if err != nil {
+		return "", fmt.Errorf("put aside uncommitted changes: %w", err)
+	}
+	if saved == "" {
+		return "", nil
+	}
+	return fmt.Sprintf("\nUncommitted changes were put aside as %s (nothing is lost).", short(saved)), nil
+}
+
+func (f *Families) assign(ctx context.Context, h *memory.Hypothesis, branch string) error {
+	if err := f.mem.SetBranch(h.ID, branch); err != nil {
+		return err
+	}
+	if err := f.mem.SetCurrent(h.ID); err != nil {
+		return err
+	}
+	return f.commit(ctx)
+}
+
+func (f *Families) emitDiff(ctx context.Context, from, to, label string) {
+	if f.cfg.Bus == nil {
+		return
+	}
+	patch, err := f.cfg.Repo.Patch(ctx, from, to)
+	if err != nil {
+		return
+	}
+	stat, _ := f.cfg.Repo.DiffStat(ctx, from, to)
+	f.emit(event.Event{Type: event.Diff, Diff: &event.DiffInfo{From: from, To: to, Label: label, Patch: patch, Stat: stat.Short()}})
+}
+
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r == '.' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '-'
+	}, s)
+}

@@ -1,0 +1,123 @@
+// Package hyp is the resolution agent's hypothesis_plan and hypothesis_git
+// tool families: the only place that knows both the working memory and git.
+// The model names hypotheses and to-dos; these tools keep the hashes.
+package hyp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/swe-adept/swe-adept/agent/event"
+	"github.com/swe-adept/swe-adept/memory"
+	"github.com/swe-adept/swe-adept/vcs"
+)
+
+// Config wires the families to one run's workspace.
+type Config struct {
+	Repo     *vcs.Repo     // the workspace the agent edits
+	Store    *memory.Store // where working memory is saved after every change
+	Memory   *memory.Memory
+	RunID    string
+	Approver event.Approver // asked before revert_to and merge_solution; nil approves
+	Bus      *event.Bus     // nil: no events
+	// Exclude lists paths left out of the merged solution (scratch files).
+	Exclude func() []string
+}
+
+// Families holds the state the nine tools share. Calls are serialised: the
+// working tree is one.
+type Families struct {
+	cfg Config
+	mu  sync.Mutex
+	mem *memory.Memory
+	seq int
+}
+
+// New returns the tool families over cfg. A nil Memory starts a new one.
+func New(cfg Config) *Families {
+	mem := cfg.Memory
+	if mem == nil {
+		mem = memory.New(cfg.RunID)
+	}
+	return &Families{cfg: cfg, mem: mem}
+}
+
+// Memory is the working memory (read it under no lock only when the agent is idle).
+func (f *Families) Memory() *memory.Memory { return f.mem }
+
+// BranchPrefix is the namespace of a run's hypothesis branches.
+func (f *Families) BranchPrefix() string { return "swe-adept/" + f.cfg.RunID + "/" }
+
+// fullBranch maps what the model calls a branch to its name in git.
+func (f *Families) fullBranch(name string) string {
+	name = strings.TrimSpace(name)
+	name = strings.TrimPrefix(name, "refs/heads/")
+	if strings.HasPrefix(name, f.BranchPrefix()) {
+		return name
+	}
+	return f.BranchPrefix() + name
+}
+
+// commit saves memory, then tells the engineer: persist, then publish.
+func (f *Families) commit(ctx context.Context) error {
+	if f.cfg.Store != nil {
+		if err := f.cfg.Store.Save(f.mem); err != nil {
+			return fmt.Errorf("save working memory: %w", err)
+		}
+	}
+	f.emit(event.Event{Type: event.Plan, Plan: Snapshot(f.mem)})
+	return ctx.Err()
+}
+
+func (f *Families) emit(e event.Event) {
+	if f.cfg.Bus != nil {
+		e.Agent = event.Resolver
+		f.cfg.Bus.Emit(e)
+	}
+}
+
+func (f *Families) approve(ctx context.Context, req *event.ApprovalRequest) (event.Reply, error) {
+	if f.cfg.Approver == nil {
+		return event.Reply{Decision: event.Approve}, nil
+	}
+	f.emit(event.Event{Type: event.Approval, Approval: req})
+	rep, err := f.cfg.Approver.Approve(ctx, req)
+	if err != nil {
+		return rep, err
+	}
+	done := *req
+	done.Reply = &rep
+	f.emit(event.Event{Type: event.ApprovalDone, Approval: &done})
+	return rep, nil
+}
+
+func (f *Families) nextApprovalID(action string) string {
+	f.seq++
+	return fmt.Sprintf("%s-%d", action, f.seq)
+}
+
+// Snapshot converts working memory to what the engineer's screen shows.
+func Snapshot(m *memory.Memory) *event.PlanSnapshot {
+	s := &event.PlanSnapshot{Current: m.Current, Original: m.Original, Base: m.Base, Merged: m.Merged}
+	for _, h := range m.Hypotheses {
+		eh := event.Hypothesis{ID: h.ID, Content: h.Content, Status: string(h.Status), Branch: h.Branch}
+		for _, t := range h.Todos {
+			eh.Todos = append(eh.Todos, event.Todo{ID: t.ID, Content: t.Content, Status: string(t.Status),
+				Commit: t.Hash, Message: t.Message, Stat: t.Stat})
+		}
+		for _, in := range h.Insights {
+			eh.Insights = append(eh.Insights, in.Text)
+		}
+		s.Hypotheses = append(s.Hypotheses, eh)
+	}
+	return s
+}
+
+func short(h string) string {
+	if len(h) > 7 {
+		return h[:7]
+	}
+	return h
+}

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/swe-adept/swe-adept/agent/event"
+	"github.com/swe-adept/swe-adept/agent/hyp"
+	"github.com/swe-adept/swe-adept/agent/tool"
+	"github.com/swe-adept/swe-adept/memory"
+	"github.com/swe-adept/swe-adept/vcs"
+)
+
+func init() {
+	register(&command{
+		name:    "hyp",
+		summary: "run the hypothesis tools by hand: plan (update_hypothesis, update_todo, log_insight) and git (init_base, ...)",
+		usage: `plan|git COMMAND [ARGS] [--repo DIR] [--run ID] [--approve auto|deny] [--json]
+
+  plan update_hypothesis MARKDOWN|-        plan update_todo HYPOTHESIS MARKDOWN|-
+  plan log_insight TEXT
+  git init_base                             git start_hypothesis BRANCH
+  git commit_todo TODO MESSAGE              git revert_to HYPOTHESIS TODO NEW_BRANCH
+  git compare_hypotheses                    git merge_solution BRANCH
+
+Works in the repository itself; working memory lives in .git/swe-adept/hyp/<run>/memory.json.`,
+		run: runHyp,
+	})
+}
+
+type hypCall struct {
+	family string
+	args   int // positional arguments after the command name
+	run    func(ctx context.Context, f *hyp.Families, a []string) (tool.Output, error)
+}
+
+var hypCalls = map[string]hypCall{
+	"update_hypothesis": {"plan", 1, func(ctx context.Context, f *hyp.Families, a []string) (tool.Output, error) {
+		return f.UpdateHypothesis(ctx, a[0])
+	}},
+	"update_todo": {"plan", 2, func(ctx context.Context, f *hyp.Families, a []string) (tool.Output, error) {
+		return f.UpdateTodo(ctx, a[0], a[1])
+	}},
+	"log_insight": {"plan", 1, func(ctx context.Context, f *hyp.Families, a []string) (tool.Output, error) {
+		return f.LogInsight(ctx, a[0])
+	}},
+	"init_base": {"git", 0, func(ctx context.Context, f *hyp.Families, _ []string) (tool.Output, error) { return f.InitBase(ctx) }},
+	"start_hypothesis": {"git", 1, func(ctx context.Context, f *hyp.Families, a []string) (tool.Output, error) {
+		return f.StartHypothesis(ctx, a[0])
+	}},
+	"commit_todo": {"git", 2, func(ctx context.Context, f *hyp.Families, a []string) (tool.Output, error) {
+		return f.CommitTodo(ctx, a[0], a[1])
+	}},
+	"revert_to": {"git", 3, func(ctx context.Context, f *hyp.Families, a []string) (tool.Output, error) {
+		return f.RevertTo(ctx, a[0], a[1], a[2])
+	}},
+	"compare_hypotheses": {"git", 0, func(ctx context.Context, f *hyp.Families, _ []string) (tool.Output, error) {
+		return f.CompareHypotheses(ctx)
+	}},
+	"merge_solution": {"git", 1, func(ctx context.Context, f *hyp.Families, a []string) (tool.Output, error) {
+		return f.MergeSolution(ctx, a[0])
+	}},
+}
+
+func runHyp(ctx context.Context, args []string) error {
+	fs := newFlags("hyp")
+	repoDir := fs.String("repo", ".", "the git repository")
+	runID := fs.String("run", "manual", "the run whose working memory and branches to use")
+	approve := fs.String("approve", "auto", "answer revert_to and merge_solution: auto or deny")
+	asJSON := fs.Bool("json", false, "print the observation and working memory as JSON")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	call, a, err := hypArgs(pos)
+	if err != nil {
+		return err
+	}
+	policy, err := approvalPolicy(*approve)
+	if err != nil {
+		return err
+	}
+	f, err := openFamilies(ctx, *repoDir, *runID, policy)
+	if err != nil {
+		return err
+	}
+	out, err := call.run(ctx, f, a)
+	if err != nil {
+		return err
+	}
+	return printHyp(os.Stdout, out, f, *asJSON)
+}
+
+func hypArgs(pos []string) (hypCall, []string, error) {
+	if len(pos) < 2 {
+		return hypCall{}, nil, usagef("name a family (plan or git) and a command")
+	}
+	call, ok := hypCalls[pos[1]]
+	if !ok || call.family != pos[0] {
+		return hypCall{}, nil, usagef("%s %s is not a hypothesis command", pos[0], pos[1])
+	}
+	a := pos[2:]
+	if len(a) != call.args {
+		return hypCall{}, nil, usagef("%s takes %d argument(s), got %d", pos[1], call.args, len(a))
+	}
+	for i, v := range a {
+		if v == "-" {
+			b, err := io.ReadAll(os.Stdin)
+			if err != nil {
+				return hypCall{}, nil, fmt.Errorf("read standard input: %w", err)
+			}
+			a[i] = string(b)
+		}
+	}
+	return call, a, nil
+}
+
+func approvalPolicy(s string) (event.Policy, error) {
+	switch s {
+	case "auto", "approve":
+		return event.Policy(event.Approve), nil
+	case "deny", "refuse":
+		return event.Policy(event.Refuse), nil
+	}
+	return "", usagef("--approve must be auto or deny, not %q", s)
+}
+
+func openFamilies(ctx context.Context, dir, runID string, approver event.Approver) (*hyp.Families, error) {
+	repo, err := vcs.Open(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	store := memory.NewStore(filepath.Join(repo.CommonDir(), "swe-adept", "hyp", runID, "memory.json"))
+	mem, err := store.LoadOrNew(runID)
+	if err != nil {
+		return nil, err
+	}
+	return hyp.New(hyp.Config{Repo: repo, Store: store, Memory: mem, RunID: runID, Approver: approver}), nil
+}
+
+func printHyp(w io.Writer, out tool.Output, f *hyp.Families, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Observation string              `json:"observation"`
+			Failed      bool                `json:"failed"`
+			Memory      *event.PlanSnapshot `json:"memory"`
+		}{out.Text, out.Failed, hyp.Snapshot(f.Memory())})
+	}
+	fmt.Fprintln(w, strings.TrimRight(out.Text, "\n"))
+	if out.Failed {
+		return fmt.Errorf("the command was not carried out (see above)")
+	}
+	return nil
+}
