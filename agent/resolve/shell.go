@@ -28,6 +28,7 @@ type ShellConfig struct {
 	Workdir   string
 	Perm      Permissions
 	Approver  event.Approver // answers asks; nil refuses them
+	Bus       *event.Bus     // approval and approval_done events; nil: none
 	Timeout   time.Duration  // per command unless the call asks for more; 0: DefaultTimeout
 	Budget    time.Duration  // all commands of the run together; 0: no limit
 	MaxOutput int            // bytes of output the model reads; 0: DefaultMaxOutput
@@ -137,7 +138,7 @@ func (s *Shell) ask(ctx context.Context, cmd string) (string, *tool.Output, erro
 	if prefix != "" {
 		req.Options = []string{"always: " + prefix}
 	}
-	rep, err := s.cfg.Approver.Approve(ctx, req)
+	rep, err := s.approve(ctx, req)
 	if err != nil {
 		return "", nil, fmt.Errorf("approve command: %w", err)
 	}
@@ -153,6 +154,28 @@ func (s *Shell) ask(ctx context.Context, cmd string) (string, *tool.Output, erro
 	}
 	o := refused("The engineer refused this command: " + reason)
 	return "", &o, nil
+}
+
+// approve tells the engineer, asks, and records the answer, as the
+// hypothesis_git tools do for revert_to and merge_solution: the Approval
+// event carries the request the screen answers.
+func (s *Shell) approve(ctx context.Context, req *event.ApprovalRequest) (event.Reply, error) {
+	s.emit(event.Event{Type: event.Approval, Approval: req})
+	rep, err := s.cfg.Approver.Approve(ctx, req)
+	if err != nil {
+		return rep, err
+	}
+	done := *req
+	done.Reply = &rep
+	s.emit(event.Event{Type: event.ApprovalDone, Approval: &done})
+	return rep, nil
+}
+
+func (s *Shell) emit(e event.Event) {
+	if s.cfg.Bus != nil {
+		e.Agent = event.Resolver
+		s.cfg.Bus.Emit(e)
+	}
 }
 
 // chosen handles an engineer's alternative: "always: prefix" allows the

@@ -1,0 +1,170 @@
+// Package resolve is the issue resolution agent: in its own context window
+// it starts from the ranked locations, reproduces the issue, and repairs it
+// hypothesis by hypothesis with checkpoints, through SWE-agent-style tools
+// (bash, a file viewer/editor, submit) and the hypothesis_plan and
+// hypothesis_git families its caller passes in.
+package resolve
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/swe-adept/swe-adept/agent/event"
+	"github.com/swe-adept/swe-adept/agent/llm"
+	"github.com/swe-adept/swe-adept/agent/tool"
+)
+
+// DefaultMaxIterations bounds the resolution's model calls when the run
+// sets no limit: resolution takes many more turns than the search.
+const DefaultMaxIterations = 100
+
+// Config is what one resolution needs.
+type Config struct {
+	Model   llm.Model
+	Workdir string // the run's workspace
+	Issue   string
+	// Files and Functions are the ranked locations, best first.
+	Files, Functions []string
+	// Extra are the hypothesis_plan and hypothesis_git tools (agent/hyp);
+	// without them the agent works SWE-agent style: reproduce, edit, submit.
+	Extra []tool.Tool
+
+	Bus      *event.Bus
+	Gate     *event.Gate
+	Approver event.Approver // asked for commands off the allow-list in ModeAsk
+	Mode     Mode
+	Allow    []string // extra allowed command prefixes
+
+	MaxIterations  int // 0: DefaultMaxIterations
+	MaxTokens      int
+	MaxCost        float64
+	Usage          *event.UsageInfo // accumulates across a resumed run; nil: own
+	CommandTimeout time.Duration    // 0: DefaultTimeout
+	CommandBudget  time.Duration    // all commands together; 0: no limit
+
+	// History continues an earlier conversation (a resumed run); the agent
+	// repairs an interrupted turn and adds ResumeNote.
+	History []llm.Message
+	// OnStep sees the conversation after every tool call, to save the
+	// transcript as it grows. It runs on the agent's goroutine.
+	OnStep func(msgs []llm.Message)
+}
+
+// Agent is one resolution.
+type Agent struct {
+	cfg    Config
+	Shell  *Shell
+	Editor *Editor
+	tools  *tool.Registry
+	loop   *tool.Loop
+}
+
+// Outcome is how the resolution ended.
+type Outcome struct {
+	tool.Result
+	Submission *Submission // set when the agent called submit
+}
+
+// New builds the agent and its tools.
+func New(cfg Config) (*Agent, error) {
+	if cfg.Model == nil {
+		return nil, fmt.Errorf("resolution agent: no model")
+	}
+	ws, err := NewWorkspace(cfg.Workdir)
+	if err != nil {
+		return nil, fmt.Errorf("resolution agent: %w", err)
+	}
+	if cfg.MaxIterations == 0 {
+		cfg.MaxIterations = DefaultMaxIterations
+	}
+	secrets := SecretValues(os.Environ())
+	a := &Agent{cfg: cfg, Editor: NewEditor(ws, secrets)}
+	a.Shell = NewShell(ShellConfig{
+		Workdir: ws.Root, Perm: Permissions{Mode: cfg.Mode, Workdir: ws.Root, Allow: cfg.Allow},
+		Approver: cfg.Approver, Bus: cfg.Bus, Timeout: cfg.CommandTimeout, Budget: cfg.CommandBudget, Secrets: secrets,
+	})
+	a.tools = tool.NewRegistry(a.Shell.Tool(), a.Editor.Tool())
+	for _, t := range cfg.Extra {
+		a.tools.Add(t)
+	}
+	a.tools.Add(SubmitTool())
+	a.loop = tool.NewLoop(a.loopConfig(), a.opening()...)
+	return a, nil
+}
+
+func (a *Agent) loopConfig() tool.Config {
+	return tool.Config{
+		Agent: event.Resolver, Model: a.cfg.Model, Tools: a.tools, Bus: a.cfg.Bus, Gate: a.cfg.Gate,
+		MaxIterations: a.cfg.MaxIterations, MaxTokens: a.cfg.MaxTokens, MaxCost: a.cfg.MaxCost, Usage: a.cfg.Usage,
+		AfterCall: func(context.Context, llm.ToolCall, tool.Output) {
+			if a.cfg.OnStep != nil {
+				a.cfg.OnStep(a.loop.Messages)
+			}
+		},
+	}
+}
+
+// opening is the conversation the loop starts from: a fresh system prompt
+// and task, or a resumed history with its loose ends tied.
+func (a *Agent) opening() []llm.Message {
+	if len(a.cfg.History) > 0 {
+		msgs := RepairHistory(a.cfg.History)
+		return append(msgs, llm.Message{Role: llm.User, Content: ResumeNote})
+	}
+	return []llm.Message{
+		{Role: llm.System, Content: systemPrompt(a.tools.Names())},
+		{Role: llm.User, Content: taskMessage(a.cfg.Issue, a.cfg.Files, a.cfg.Functions)},
+	}
+}
+
+// Tools lists the agent's tool names, in the order the model sees them.
+func (a *Agent) Tools() []string { return a.tools.Names() }
+
+// Messages is the conversation so far (read it when the agent is idle).
+func (a *Agent) Messages() []llm.Message { return a.loop.Messages }
+
+// Run drives the model until it submits, a limit ends the run, or ctx ends.
+// The error is non-nil only when the model failed or the run was cancelled.
+func (a *Agent) Run(ctx context.Context) (Outcome, error) {
+	res, err := a.loop.Run(ctx)
+	out := Outcome{Result: res}
+	if s, ok := res.Last.Data.(Submission); ok && res.Status == tool.Submitted {
+		out.Submission = &s
+	}
+	if a.cfg.OnStep != nil {
+		a.cfg.OnStep(a.loop.Messages)
+	}
+	return out, err
+}
+
+// RepairHistory makes an interrupted conversation valid again: every tool
+// call of the last assistant turn gets a tool message (those that never
+// answered say so), and a trailing half turn is dropped.
+func RepairHistory(msgs []llm.Message) []llm.Message {
+	out := append([]llm.Message(nil), msgs...)
+	last := -1
+	for i := len(out) - 1; i >= 0; i-- {
+		if out[i].Role == llm.Assistant {
+			last = i
+			break
+		}
+	}
+	if last < 0 {
+		return out
+	}
+	answered := map[string]bool{}
+	for _, m := range out[last+1:] {
+		if m.Role == llm.ToolRole {
+			answered[m.ToolCallID] = true
+		}
+	}
+	for _, c := range out[last].ToolCalls {
+		if !answered[c.ID] {
+			out = append(out, llm.Message{Role: llm.ToolRole, ToolCallID: c.ID, Name: c.Name,
+				Content: "not known: the run stopped while this call was in flight; check its effect before repeating it"})
+		}
+	}
+	return out
+}
