@@ -235,6 +235,9 @@ var (
 func stripAnnotation(text string) (string, string) {
 	ref := ""
 	for {
+		if !strings.HasSuffix(strings.TrimRight(text, " \t"), ")") {
+			return text, ref // every annotation ends the line with ")"; skip the costly regexps
+		}
 		if m := idAnnotation.FindStringSubmatch(text); m != nil {
 			text = strings.TrimSpace(m[1])
 			if ref == "" {
