@@ -9,14 +9,15 @@ import (
 // or a re-sent item is taken to mean an existing one.
 const FuzzyThreshold = 0.5
 
-// FindHypothesis resolves what the model called a hypothesis: its id ("h2"), its branch name, its
+// FindHypothesis resolves what the model called a hypothesis: its id ("h2"), its branch name or
+// the branch name's last part, its
 // content exactly (case and spacing ignored), a line copied from a rendered list, a unique prefix
 // of its content, or the one best fuzzy match at or above FuzzyThreshold. Dropped hypotheses are
 // found too. The error lists the known hypotheses so the model can retry.
 func (m *Memory) FindHypothesis(ref string) (*Hypothesis, error) {
 	cands := make([]candidate, len(m.Hypotheses))
 	for i, h := range m.Hypotheses {
-		cands[i] = candidate{id: h.ID, content: h.Content, exact: []string{h.Branch}}
+		cands[i] = candidate{id: h.ID, content: h.Content, exact: []string{h.Branch, branchLeaf(h.Branch)}}
 	}
 	i, err := resolve("hypothesis", ref, cands)
 	if err != nil {
@@ -186,4 +187,12 @@ func isHex(s string) bool {
 		}
 	}
 	return true
+}
+
+// branchLeaf is the last part of a namespaced branch: "retry" for "swe-adept/run1/retry".
+func branchLeaf(branch string) string {
+	if i := strings.LastIndexByte(branch, '/'); i >= 0 {
+		return branch[i+1:]
+	}
+	return ""
 }

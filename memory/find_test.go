@@ -23,6 +23,7 @@ func TestFindHypothesis(t *testing.T) {
 		{"h2", "h2", ""},
 		{"H3", "h3", ""},
 		{"swe-adept/run1/lexer", "h2", ""},
+		{"lexer", "h2", ""},
 		{"fix the  tokenizer loop on EMPTY input", "h1", ""},
 		{"2. [ ] Rewrite the lexer as a state machine  (h2, branch swe-adept/run1/lexer)", "h2", ""},
 		{"[-] Guard the caller", "h3", ""},

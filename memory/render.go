@@ -180,12 +180,13 @@ func (m *Memory) compareOne(b *strings.Builder, h *Hypothesis, stats map[string]
 		b.WriteString("to-dos: none\n")
 	} else {
 		b.WriteString("to-dos:\n")
-		for _, line := range strings.SplitAfter(strings.TrimRight(RenderTodos(h), "\n"), "\n") {
-			if strings.TrimSpace(line) != "" {
-				b.WriteString("  " + line)
+		for i, t := range h.Todos {
+			note := todoNote(t)
+			if t.Dropped {
+				note += ", dropped from the list"
 			}
+			fmt.Fprintf(b, "  %d. %s %s  (%s)\n", i+1, t.Status.Tag(), t.Content, note)
 		}
-		b.WriteString("\n")
 	}
 	if len(h.Insights) == 0 {
 		b.WriteString("insights: none\n")

@@ -1,10 +1,3 @@
-// Package memory is the resolution agent's working memory: the original and base code states,
-// the competing hypotheses in confidence order, each hypothesis's to-dos with their checkpoint
-// commits, and the insights learned along the way. It parses the status-tagged markdown lists the
-// model sends, keeps item identities stable across re-sent lists, renders the observations the
-// model reads, and persists itself as versioned JSON, atomically.
-//
-// Memory is a plain value owned by one goroutine; share it with others through Clone.
 package memory
 
 import "fmt"
