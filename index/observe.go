@@ -61,7 +61,17 @@ func opensBody(t string) bool {
 func (s *Searcher) Preview(u *Unit) string {
 	var extra []int
 	for _, e := range u.Children {
-		extra = append(extra, e.Line)
+		line := e.Line
+		if e.Rel == Contains {
+			// A nested definition's edge points at its first line, which
+			// may be a decorator; its signature line says more.
+			if c, ok := s.ix.Unit(e.ID); ok {
+				if h := s.headerLines(c); len(h) > 0 {
+					line = h[0]
+				}
+			}
+		}
+		extra = append(extra, line)
 	}
 	return s.renderLines(u, extra)
 }
@@ -93,8 +103,8 @@ func (s *Searcher) renderLines(u *Unit, extra []int) string {
 }
 
 // numbered renders head and body lines with numbers, keeping at most limit
-// lines (the last one a "more" notice when lines are left out) and marking
-// gaps with "...".
+// lines (the last one a "more" notice when lines are left out). Gaps are
+// left to the line numbers to show: a "..." line would cost a preview line.
 func (s *Searcher) numbered(fi int32, head, body []int, limit int) string {
 	all := append(append([]int{}, head...), body...)
 	cut := 0
@@ -116,17 +126,12 @@ func (s *Searcher) numbered(fi int32, head, body []int, limit int) string {
 	indent = max(indent, 0)
 	width := len(fmt.Sprint(lastOr(all, 1)))
 	var b strings.Builder
-	prev := 0
 	for _, l := range all {
-		if prev != 0 && l > prev+1 {
-			fmt.Fprintf(&b, "%*s | ...\n", width, "")
-		}
 		t := s.lineText(fi, l)
 		if len(t) >= indent {
 			t = t[indent:]
 		}
 		fmt.Fprintf(&b, "%*d | %s\n", width, l, clipLine(t))
-		prev = l
 	}
 	if cut > 0 {
 		fmt.Fprintf(&b, "%*s | ... (%d more lines)\n", width, "", cut)

@@ -92,7 +92,8 @@ type Hit struct {
 
 // Searcher answers the localization tools over one Index. It is built once
 // (name tables, trigram index, line tables) and is safe for concurrent use;
-// the identifier postings for find_code_content are built on first use.
+// the identifier postings for find_code_content are built in the
+// background and awaited on first use.
 type Searcher struct {
 	ix      *Index
 	files   []*File
@@ -131,6 +132,9 @@ func NewSearcher(ix *Index) *Searcher {
 	s.buildLines()
 	s.buildUnits()
 	s.names = buildNameTable(s.units)
+	// The postings take a while on a large repo (about half a second per
+	// 30 MB); build them now so the first content search need not wait.
+	go s.postings()
 	return s
 }
 

@@ -197,13 +197,12 @@ func (s *Searcher) variantForms(ps []posting, key string) string {
 // spaces and line breaks in the query matches any run in the source, and
 // space around punctuation is optional.
 func (s *Searcher) snippetSearch(tool, q string, sc scope, keep func(posting) bool) Result {
-	re, lit := snippetRegex(q)
-	ps := s.regexLines(re, lit, sc, keep)
+	sn := compileSnippet(q)
+	ps := s.snippetLines(sn, sn.re, sc, keep)
 	mode := ModeSnippet
 	head := fmt.Sprintf("%s %s: code snippet (whitespace-tolerant)", tool, quote(q))
-	if len(ps) == 0 && s.scopeBytes(sc) <= caseFoldScanLimit {
-		ci := regexp.MustCompile("(?i)" + re.String())
-		ps = s.regexLines(ci, "", sc, keep)
+	if len(ps) == 0 && (len(sn.idents) > 0 || s.scopeBytes(sc) <= caseFoldScanLimit) {
+		ps = s.snippetLines(sn, regexp.MustCompile("(?i)"+sn.re.String()), sc, keep)
 		head = fmt.Sprintf("%s %s: no exact snippet; matches ignoring case", tool, quote(q))
 	}
 	if len(ps) == 0 {
@@ -212,6 +211,68 @@ func (s *Searcher) snippetSearch(tool, q string, sc scope, keep func(posting) bo
 			tool, quote(q), s.scopeName(sc)))}
 	}
 	return s.contentResult(tool, q, mode, ps, head, "", nil)
+}
+
+// snippetLines finds the lines re matches: around the lines of the
+// snippet's rarest identifier when it has one (from the postings), else by
+// scanning the files in scope that contain its longest literal piece.
+func (s *Searcher) snippetLines(sn snippet, re *regexp.Regexp, sc scope, keep func(posting) bool) []posting {
+	if len(sn.idents) == 0 {
+		return s.regexLines(re, sn.lit, sc, keep)
+	}
+	post := s.postings()
+	var rare []posting
+	for i, id := range sn.idents {
+		ps := post[string(normIdent([]byte(id), nil))]
+		if i == 0 || len(ps) < len(rare) {
+			rare = ps
+		}
+	}
+	var out []posting
+	seen := map[posting]bool{}
+	for _, p := range rare {
+		if !sc.has(p.file, s.files[p.file].Path) {
+			continue
+		}
+		for _, l := range s.windowMatches(re, p.file, int(p.line), sn.newlines+2) {
+			m := posting{p.file, int32(l)}
+			if !seen[m] && keep(m) {
+				seen[m] = true
+				out = append(out, m)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].file != out[j].file {
+			return out[i].file < out[j].file
+		}
+		return out[i].line < out[j].line
+	})
+	return out
+}
+
+// windowMatches runs re on the lines around line and returns the lines its
+// matches touch (at most 5 per match). A small window keeps Go's regexp on
+// its fast backtracking engine.
+func (s *Searcher) windowMatches(re *regexp.Regexp, fi int32, line, slack int) []int {
+	offs := s.lines[fi]
+	lo, hi := max(1, line-slack), min(len(offs), line+slack)
+	src, _ := s.ix.Source(s.files[fi].Path)
+	start, end := int(offs[lo-1]), len(src)
+	if hi < len(offs) {
+		end = int(offs[hi])
+	}
+	var out []int
+	for _, m := range re.FindAllIndex(src[start:end], -1) {
+		first, last := s.lineAt(fi, start+m[0]), s.lineAt(fi, start+max(m[0], m[1]-1))
+		if line < first || line > last {
+			continue // another window, around its own token line, reports it
+		}
+		for l := first; l <= last && l < first+5; l++ {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // caseFoldScanLimit bounds the case-insensitive retry of a snippet: Go's
@@ -242,12 +303,18 @@ func (s *Searcher) scopeName(sc scope) string {
 	return "the repository"
 }
 
-// snippetRegex builds the whitespace-tolerant pattern for a snippet and
-// returns its longest literal piece, which every match contains, to skip
-// files cheaply.
-func snippetRegex(q string) (*regexp.Regexp, string) {
+// snippet is a compiled whitespace-tolerant code snippet.
+type snippet struct {
+	re       *regexp.Regexp
+	lit      string   // longest word piece, which every match contains
+	idents   []string // identifier pieces, to find candidate lines in the postings
+	newlines int      // line breaks in the query, to size search windows
+}
+
+// compileSnippet builds the whitespace-tolerant pattern for a snippet.
+func compileSnippet(q string) snippet {
 	var b strings.Builder
-	lit := ""
+	sn := snippet{newlines: strings.Count(q, "\n")}
 	prevWord, space := false, false
 	first := true
 	for i := 0; i < len(q); {
@@ -268,9 +335,15 @@ func snippetRegex(q string) (*regexp.Regexp, string) {
 		if !first {
 			if word && prevWord && space {
 				b.WriteString(`\s+`)
-			} else if !(word && prevWord) {
+			} else if !word || !prevWord {
 				b.WriteString(`\s*`)
 			}
+		}
+		if word && len(tok) > len(sn.lit) {
+			sn.lit = tok
+		}
+		if word && isIdentStart(tok[0]) {
+			sn.idents = append(sn.idents, tok)
 		}
 		if tok == "'" || tok == "\"" {
 			tok = `["']` // Python and JS quote strings either way
@@ -278,13 +351,20 @@ func snippetRegex(q string) (*regexp.Regexp, string) {
 			tok = regexp.QuoteMeta(tok)
 		}
 		b.WriteString(tok)
-		if word && len(tok) > len(lit) {
-			lit = tok
-		}
 		first, prevWord, space = false, word, false
 		i = j
 	}
-	return regexp.MustCompile(b.String()), lit
+	expr := b.String()
+	// Whole tokens only at the ends, as the postings see them: "add_line("
+	// does not match inside "readd_line(".
+	if q != "" && isIdentByte(q[0]) {
+		expr = `\b` + expr
+	}
+	if q != "" && isIdentByte(q[len(q)-1]) {
+		expr += `\b`
+	}
+	sn.re = regexp.MustCompile(expr)
+	return sn
 }
 
 // regexLines runs re over the files in scope that contain lit and returns

@@ -35,11 +35,12 @@ func (s *Searcher) FindCodeDef(a FindCodeDefArgs) Result {
 		return failure(tool, q, fmt.Sprintf("no definition named %s, and it is not a valid regex (%v). Give a plain name, or escape special characters with \\.\n", quote(q), regexReason(err)))
 	}
 	if re != nil {
-		keys := s.names.matchKeys(re.MatchString, regexLiteral(q))
+		lits := requiredLiterals(q)
+		keys := s.names.matchKeys(re.MatchString, lits, regexLiteral(q))
 		if len(keys) == 0 && !strings.HasPrefix(re.String(), "(?") {
 			// Smart case found nothing: the model may have guessed the case.
 			if ci, err := regexp.Compile("(?i)" + q); err == nil {
-				keys = s.names.matchKeys(ci.MatchString, regexLiteral(q))
+				keys = s.names.matchKeys(ci.MatchString, lits, regexLiteral(q))
 			}
 		}
 		if ids, scores, total := s.expandKeys(keys, sc, 0); len(ids) > 0 {

@@ -81,16 +81,7 @@ func (t *nameTable) fuzzy(query string, limit int) []scoredKey {
 			}
 		}
 	}
-	if len(touched) > fuzzyCandidates {
-		sort.Slice(touched, func(i, j int) bool {
-			a, b := touched[i], touched[j]
-			if counts[a] != counts[b] {
-				return counts[a] > counts[b]
-			}
-			return len(t.lower[a]) < len(t.lower[b])
-		})
-		touched = touched[:fuzzyCandidates]
-	}
+	touched = topByCount(touched, counts, fuzzyCandidates)
 	out := make([]scoredKey, 0, len(touched))
 	qs := string(q)
 	for _, k := range touched {
@@ -99,6 +90,39 @@ func (t *nameTable) fuzzy(query string, limit int) []scoredKey {
 	sortScored(out, t)
 	if len(out) > limit {
 		out = out[:limit]
+	}
+	return out
+}
+
+// topByCount keeps the n keys sharing the most trigrams with the query.
+// Counts are small (at most the query's trigram count), so a counting pass
+// replaces a sort of every touched key.
+func topByCount(touched []int32, counts []uint16, n int) []int32 {
+	if len(touched) <= n {
+		return touched
+	}
+	top := 0
+	for _, k := range touched {
+		top = max(top, int(counts[k]))
+	}
+	hist := make([]int32, top+1)
+	for _, k := range touched {
+		hist[counts[k]]++
+	}
+	cut, kept := top, int32(0)
+	for ; cut > 0 && kept+hist[cut] < int32(n); cut-- {
+		kept += hist[cut]
+	}
+	out := make([]int32, 0, n)
+	room := n - int(kept)
+	for _, k := range touched {
+		switch c := int(counts[k]); {
+		case c > cut:
+			out = append(out, k)
+		case c == cut && room > 0:
+			out = append(out, k)
+			room--
+		}
 	}
 	return out
 }
@@ -119,10 +143,10 @@ const regexScoreCap = 500
 
 // matchKeys returns the keys the matcher accepts, best first by similarity to
 // the query's literal text.
-func (t *nameTable) matchKeys(match func(string) bool, literal string) []scoredKey {
+func (t *nameTable) matchKeys(match func(string) bool, lits []string, literal string) []scoredKey {
 	var hits []int32
 	for k, key := range t.keys {
-		if match(key) {
+		if containsAll(t.lower[k], lits) && match(key) {
 			hits = append(hits, int32(k))
 		}
 	}

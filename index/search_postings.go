@@ -1,8 +1,10 @@
 package index
 
 import (
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // posting is one line of one file where an identifier occurs.
@@ -18,11 +20,33 @@ func (s *Searcher) postings() map[string][]posting {
 	return s.post
 }
 
+// buildPostings tokenizes the files in contiguous shards, one per CPU, and
+// appends the shards' lists in order, so every list stays sorted by file
+// and line.
 func (s *Searcher) buildPostings() {
-	m := make(map[string][]posting, 1<<16)
+	shards := max(1, min(runtime.GOMAXPROCS(0), len(s.files)/64))
+	parts := make([]map[string][]posting, shards)
+	var wg sync.WaitGroup
+	for i := range shards {
+		lo, hi := i*len(s.files)/shards, (i+1)*len(s.files)/shards
+		wg.Go(func() { parts[i] = s.tokenize(lo, hi) })
+	}
+	wg.Wait()
+	m := parts[0]
+	for _, p := range parts[1:] {
+		for k, ps := range p {
+			m[k] = append(m[k], ps...)
+		}
+	}
+	s.post = m
+}
+
+// tokenize builds the postings of files lo..hi-1.
+func (s *Searcher) tokenize(lo, hi int) map[string][]posting {
+	m := make(map[string][]posting, 1<<14)
 	var buf []byte
-	for fi, f := range s.files {
-		src, _ := s.ix.Source(f.Path)
+	for fi := lo; fi < hi; fi++ {
+		src, _ := s.ix.Source(s.files[fi].Path)
 		line := int32(1)
 		for i := 0; i < len(src); {
 			c := src[i]
@@ -50,7 +74,7 @@ func (s *Searcher) buildPostings() {
 			}
 		}
 	}
-	s.post = m
+	return m
 }
 
 func isIdentStart(c byte) bool {

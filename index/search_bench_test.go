@@ -1,0 +1,102 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"sync"
+	"testing"
+)
+
+// sympyRoot is the benchmark corpus: Debian's python3-sympy
+// (apt-get install -y python3-sympy).
+const sympyRoot = "/usr/lib/python3/dist-packages/sympy"
+
+var (
+	sympyOnce     sync.Once
+	sympySearcher *Searcher
+	sympyErr      error
+)
+
+// sympy indexes the corpus once per test binary (the on-disk cache makes
+// later runs fast) and builds its searcher with the content postings.
+func sympy(b *testing.B) *Searcher {
+	b.Helper()
+	if _, err := os.Stat(sympyRoot); err != nil {
+		b.Skipf("benchmark corpus %s is absent: apt-get install -y python3-sympy", sympyRoot)
+	}
+	sympyOnce.Do(func() {
+		ix, err := Build(context.Background(), sympyRoot, Options{})
+		if err != nil {
+			sympyErr = err
+			return
+		}
+		sympySearcher = NewSearcher(ix)
+		sympySearcher.postings()
+	})
+	if sympyErr != nil {
+		b.Fatalf("index %s: %v", sympyRoot, sympyErr)
+	}
+	return sympySearcher
+}
+
+func benchDef(b *testing.B, name, wantMode string) {
+	s := sympy(b)
+	if r := s.FindCodeDef(FindCodeDefArgs{DefinitionName: name}); r.Mode != wantMode || len(r.Hits) == 0 {
+		b.Fatalf("find_code_def %q: mode %s with %d hits, want %s with hits", name, r.Mode, len(r.Hits), wantMode)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		s.FindCodeDef(FindCodeDefArgs{DefinitionName: name})
+	}
+}
+
+func BenchmarkFindCodeDefExact(b *testing.B)      { benchDef(b, "Symbol", ModeExact) }
+func BenchmarkFindCodeDefQualified(b *testing.B)  { benchDef(b, "Basic.subs", ModeExact) }
+func BenchmarkFindCodeDefRegex(b *testing.B)      { benchDef(b, "_eval_.*_as_.*", ModeRegex) }
+func BenchmarkFindCodeDefRegexSmart(b *testing.B) { benchDef(b, "is_.*zero", ModeRegex) }
+func BenchmarkFindCodeDefFuzzy(b *testing.B)      { benchDef(b, "Symbl_factry", ModeFuzzy) }
+
+func BenchmarkFindFileGlob(b *testing.B) {
+	s := sympy(b)
+	for b.Loop() {
+		s.FindFile(FindFileArgs{FileName: "**/tests/test_*.py"})
+	}
+}
+
+func BenchmarkNewSearcher(b *testing.B) {
+	s := sympy(b)
+	for b.Loop() {
+		NewSearcher(s.ix).postings()
+	}
+}
+
+// BenchmarkContentVsGrep runs find_code_content over the whole corpus next
+// to `grep -rn` of the same string in the same run: content search should
+// stay within 2x of grep (it is far under, answering from postings and
+// in-memory sources, while grep re-reads the tree).
+func BenchmarkContentVsGrep(b *testing.B) {
+	s := sympy(b)
+	grep, err := exec.LookPath("grep")
+	if err != nil {
+		b.Skip("grep not found")
+	}
+	for _, q := range []string{"is_commutative", "_print_Mul", "expand(deep=False)", "def _eval_derivative(self, s):"} {
+		b.Run("find_code_content/"+q, func(b *testing.B) {
+			for b.Loop() {
+				s.FindCodeContent(FindCodeContentArgs{Content: q})
+			}
+		})
+		b.Run("grep/"+q, func(b *testing.B) {
+			for b.Loop() {
+				cmd := exec.Command(grep, "-rnF", "--include=*.py", "--", q, sympyRoot)
+				var out bytes.Buffer
+				cmd.Stdout = &out
+				if err := cmd.Run(); err != nil {
+					b.Fatalf("grep %q: %v", q, err)
+				}
+			}
+		})
+	}
+}
