@@ -94,3 +94,22 @@ func BenchmarkParseRendered(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseHostile parses inputs near MaxBytes built to make a careless parser quadratic.
+func BenchmarkParseHostile(b *testing.B) {
+	inputs := map[string]string{
+		"annotations":   "- x" + strings.Repeat(" (h1)", 50000),
+		"parens":        "- x " + strings.Repeat("(", 100000) + strings.Repeat(")", 100000),
+		"continuations": "- [ ] a\n" + strings.Repeat(" b\n", 80000),
+		"plain lines":   strings.Repeat("a\n", 120000),
+		"items":         strings.Repeat("- [ ] a\n", 30000),
+	}
+	for name, md := range inputs {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(md)))
+			for b.Loop() {
+				_, _ = ParseStatusList(md)
+			}
+		})
+	}
+}

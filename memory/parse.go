@@ -17,8 +17,11 @@ type Item struct {
 	Depth   int    // 0 for a top-level item, 1 for one nested under the item before it
 }
 
-// MaxItems bounds a list so a runaway model cannot make matching quadratic in something huge.
-const MaxItems = 200
+// MaxItems and MaxBytes bound a list, so a runaway model cannot make parsing or matching slow.
+const (
+	MaxItems = 200
+	MaxBytes = 256 << 10
+)
 
 // ParseStatusList reads a markdown list of status-tagged items, tolerating what models write:
 //   - bullets "-", "*", "+", "•" or numbers "1." "1)", or no marker before a tag;
@@ -38,13 +41,21 @@ const MaxItems = 200
 // stripped from the content and their id is kept in Item.Ref. The order of the result is the order
 // of the list. It fails, naming a line, when nothing parses or the list is too long.
 func ParseStatusList(md string) ([]Item, error) {
-	p := listParser{baseWidth: -1}
+	if len(md) > MaxBytes {
+		return nil, fmt.Errorf("list is %d bytes: at most %d are read; shorten it", len(md), MaxBytes)
+	}
+	p := listParser{baseWidth: -1, cur: -1}
 	for i, raw := range strings.Split(md, "\n") {
 		p.line(i+1, strings.TrimRight(raw, "\r"))
 	}
-	items := p.items
+	for i, parts := range p.cont {
+		if len(parts) > 0 {
+			p.items[i].Content += " " + strings.Join(parts, " ")
+		}
+	}
+	items, count := p.items, p.nItems
 	if len(items) == 0 {
-		items = p.plain
+		items, count = p.plain, p.nPlain
 	}
 	if len(items) == 0 {
 		if p.firstLine == 0 {
@@ -53,9 +64,9 @@ func ParseStatusList(md string) ([]Item, error) {
 		return nil, fmt.Errorf("no list items found (line %d: %q): expected markdown lines like \"- [ ] do something\" or \"1. [v] done\"",
 			p.firstLine, clip(p.firstText, 60))
 	}
-	if len(items) > MaxItems {
+	if count > MaxItems {
 		return nil, fmt.Errorf("list has %d items (line %d starts item %d): at most %d are kept; merge or drop some",
-			len(items), items[MaxItems].Line, MaxItems+1, MaxItems)
+			count, items[MaxItems].Line, MaxItems+1, MaxItems)
 	}
 	for i := range items {
 		// Again after joining continuations, so no content ends in an annotation.
@@ -71,7 +82,10 @@ func ParseStatusList(md string) ([]Item, error) {
 type listParser struct {
 	items     []Item
 	plain     []Item // text lines kept in case the whole list has no bullets or tags
-	cur       *Item  // item that a continuation line would join
+	nItems    int    // items seen; only the first MaxItems+1 are kept
+	nPlain    int
+	cont      [][]string // continuation lines of each item
+	cur       int        // index of the item a continuation line would join, or -1
 	prevBlank bool
 	inDropped bool // under a "Dropped" heading
 	baseWidth int  // indentation of the first item; -1 before it
@@ -91,7 +105,7 @@ func (p *listParser) line(n int, raw string) {
 	blankBefore := p.prevBlank
 	p.prevBlank = false
 	if ignorable(text) {
-		p.cur = nil
+		p.cur = -1
 		if strings.HasPrefix(text, "#") {
 			p.inDropped = droppedHeading.MatchString(text)
 		}
@@ -101,7 +115,7 @@ func (p *listParser) line(n int, raw string) {
 		return
 	}
 	if it, ok := parseItemLine(n, text); ok {
-		p.cur = nil
+		p.cur = -1
 		if it.Content == "" {
 			return // a bare "- [ ]" carries nothing to track
 		}
@@ -112,18 +126,24 @@ func (p *listParser) line(n int, raw string) {
 		if width >= p.baseWidth+2 && len(p.items) > 0 {
 			it.Depth = 1
 		}
+		p.nItems++
+		if len(p.items) > MaxItems {
+			return // already too many: only the count matters now
+		}
 		p.items = append(p.items, it)
-		p.cur = &p.items[len(p.items)-1]
+		p.cont = append(p.cont, nil)
+		p.cur = len(p.items) - 1
 		return
 	}
 	indented := raw[0] == ' ' || raw[0] == '\t'
-	if p.cur != nil && (indented || !blankBefore) {
-		p.cur.Content += " " + text
+	if p.cur >= 0 && (indented || !blankBefore) {
+		p.cont[p.cur] = append(p.cont[p.cur], text)
 		return
 	}
-	p.cur = nil
-	content, ref := stripAnnotation(text)
-	if content != "" {
+	p.cur = -1
+	p.nPlain++
+	if len(p.plain) <= MaxItems {
+		content, ref := stripAnnotation(text)
 		p.plain = append(p.plain, Item{Line: n, Status: Pending, Content: content, Ref: ref})
 	}
 }
@@ -222,35 +242,104 @@ func cutTag(text string) (Status, bool, string) {
 	return s, true, text[end+1:]
 }
 
-var (
-	droppedHeading = regexp.MustCompile(`(?i)^#+\s*dropped\b`)
-	// "(h1)", "(h1, branch x)", "(t2, checkpoint 3f2a1c4: msg)", as rendered by this package.
-	idAnnotation = regexp.MustCompile(`^(.*\S)\s+\(([hHtT][0-9]+)((?:,[^()]*(?:\([^()]*\)[^()]*)*)?)\)\s*$`)
-	// The same without the id, in case the model kept only the rest.
-	bareAnnotation = regexp.MustCompile(`^(.*\S)\s+\((?:branch \S*/\S*|checkpoint [0-9a-fA-F]{4,64}\b[^()]*(?:\([^()]*\)[^()]*)*)\)\s*$`)
-)
+var droppedHeading = regexp.MustCompile(`(?i)^#+\s*dropped\b`)
 
 // stripAnnotation removes the trailing annotations this package renders, repeatedly, so that its
 // result never ends in one (which keeps render and parse stable), and returns the last id found.
+// An annotation is a parenthesized group after a space at the end of the text, holding an id and
+// optional details ("(h1)", "(h1, branch x)", "(t2, checkpoint 3f2a1c4: msg (x))"), or only a
+// namespaced branch or a checkpoint ("(branch swe-adept/r/h1)", "(checkpoint 3f2a1c4: msg)").
 func stripAnnotation(text string) (string, string) {
 	ref := ""
 	for {
-		if !strings.HasSuffix(strings.TrimRight(text, " \t"), ")") {
-			return text, ref // every annotation ends the line with ")"; skip the costly regexps
+		rest, id, ok := cutAnnotation(text)
+		if !ok {
+			return text, ref
 		}
-		if m := idAnnotation.FindStringSubmatch(text); m != nil {
-			text = strings.TrimSpace(m[1])
-			if ref == "" {
-				ref = strings.ToLower(m[2])
-			}
-			continue
+		if ref == "" {
+			ref = id
 		}
-		if m := bareAnnotation.FindStringSubmatch(text); m != nil {
-			text = strings.TrimSpace(m[1])
-			continue
-		}
-		return text, ref
+		text = rest
 	}
+}
+
+func cutAnnotation(text string) (rest, id string, ok bool) {
+	t := strings.TrimRight(text, " \t")
+	if !strings.HasSuffix(t, ")") {
+		return text, "", false
+	}
+	open := matchingOpen(t)
+	if open < 1 || (t[open-1] != ' ' && t[open-1] != '\t') {
+		return text, "", false
+	}
+	head := strings.TrimRight(t[:open], " \t")
+	if head == "" {
+		return text, "", false // the annotation alone is the content
+	}
+	inner := t[open+1 : len(t)-1]
+	if id, ok := annotationID(inner); ok {
+		return head, id, true
+	}
+	if bareAnnotation(inner) {
+		return head, "", true
+	}
+	return text, "", false
+}
+
+// matchingOpen is the index of the "(" that the final ")" of t closes, or -1.
+func matchingOpen(t string) int {
+	depth := 0
+	for i := len(t) - 1; i >= 0; i-- {
+		switch t[i] {
+		case ')':
+			depth++
+		case '(':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// annotationID reads "h1" or "t12", alone or followed by a comma and details.
+func annotationID(inner string) (string, bool) {
+	if inner == "" || strings.IndexByte("hHtT", inner[0]) < 0 {
+		return "", false
+	}
+	n := 1
+	for n < len(inner) && inner[n] >= '0' && inner[n] <= '9' {
+		n++
+	}
+	if n == 1 || (n < len(inner) && inner[n] != ',') {
+		return "", false
+	}
+	return strings.ToLower(inner[:n]), true
+}
+
+// bareAnnotation accepts "branch <name with a slash>" and "checkpoint <hash>[: message]".
+func bareAnnotation(inner string) bool {
+	if name, ok := strings.CutPrefix(inner, "branch "); ok {
+		return strings.Contains(name, "/") && !strings.ContainsAny(name, " \t")
+	}
+	rest, ok := strings.CutPrefix(inner, "checkpoint ")
+	if !ok {
+		return false
+	}
+	n := 0
+	for n < len(rest) && isHexByte(rest[n]) {
+		n++
+	}
+	return n >= 4 && n <= 64 && (n == len(rest) || !isWordByte(rest[n]))
+}
+
+func isHexByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func isWordByte(c byte) bool {
+	return isHexByte(c) || c >= 'g' && c <= 'z' || c >= 'G' && c <= 'Z' || c == '_'
 }
 
 func clip(s string, n int) string {

@@ -104,7 +104,9 @@ func TestParseStatusListErrors(t *testing.T) {
 		{"only spaces", " \n\t\n", "empty list"},
 		{"only headings", "\n# Plan\n## Todo", `line 2: "# Plan"`},
 		{"only empty items", "- [ ]\n- [v]", `line 1: "- [ ]"`},
-		{"too many", strings.Repeat("- [ ] x\n", MaxItems+1), "at most 200"},
+		{"too many", strings.Repeat("- [ ] x\n", MaxItems+1), "list has 201 items (line 201 starts item 201): at most 200"},
+		{"too many plain lines", strings.Repeat("x\n", 5000), "list has 5000 items"},
+		{"too long", "- [ ] " + strings.Repeat("x", MaxBytes), "at most 262144 are read"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -174,6 +176,8 @@ func FuzzParseStatusList(f *testing.F) {
 		"plain\nlines",
 		"- [ ] a  (t1, checkpoint 3f2a1c4: m (x))\n\n  cont (h2)",
 		"-[v]a\n\t+ [ !] b\r\n",
+		"- x (h1) (t2) (branch a/b)  (checkpoint abcd: m (n))",
+		"- (h1)\n- a ((h1, x)\n- b (h1, (x)) (",
 		"",
 	} {
 		f.Add(s)
