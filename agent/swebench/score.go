@@ -46,15 +46,14 @@ func ScoreOne(id string, g Gold, files, funcs []string) Score {
 
 // Summary is Acc@k over many instances, as fractions.
 type Summary struct {
-	Instances   int     `json:"instances"`
-	Failed      int     `json:"failed"` // instances that could not be localized (missing repo or commit)
-	WithFuncs   int     `json:"instances_with_gold_functions"`
-	FileAcc1    float64 `json:"file_acc@1"`
-	FileAcc3    float64 `json:"file_acc@3"`
-	FileAcc5    float64 `json:"file_acc@5"`
-	FuncAcc5    float64 `json:"func_acc@5"`
-	FuncAcc10   float64 `json:"func_acc@10"`
-	MissingBlob int     `json:"missing_blobs"`
+	Instances int     `json:"instances"`
+	Failed    int     `json:"failed"` // instances that could not be localized (missing repo or commit)
+	WithFuncs int     `json:"instances_with_gold_functions"`
+	FileAcc1  float64 `json:"file_acc@1"`
+	FileAcc3  float64 `json:"file_acc@3"`
+	FileAcc5  float64 `json:"file_acc@5"`
+	FuncAcc5  float64 `json:"func_acc@5"`
+	FuncAcc10 float64 `json:"func_acc@10"`
 }
 
 // Summarize averages scores. Failed instances count as misses in the file

@@ -1,0 +1,193 @@
+// Package evalloc measures localization the way the paper does: for each
+// SWE-bench-style instance it exports the repository at its base commit,
+// localizes the issue without ever showing the gold, and scores file Acc@1/3/5
+// and function Acc@5/10 beside a plain BM25-over-units baseline.
+package evalloc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/swe-adept/swe-adept/agent/llm"
+	"github.com/swe-adept/swe-adept/agent/localize"
+	"github.com/swe-adept/swe-adept/agent/swebench"
+	"github.com/swe-adept/swe-adept/index"
+)
+
+// Config is one evaluation.
+type Config struct {
+	Instances []swebench.Instance
+	ReposDir  string // DIR/OWNER/NAME: clones or bare mirrors
+	WorkDir   string // where repositories are exported; "" makes a temp dir
+	Keep      bool   // keep the exported trees
+	Model     string // "heuristic" or a model name ("" picks as localize does)
+	Script    string // a scripted localization transcript, for tests
+	MaxIter   int
+	Baseline  bool      // also score BM25 over units
+	Progress  io.Writer // one line per instance; nil: silent
+	// Predict receives each instance's LocAgent output as it is made.
+	Predict func(swebench.LocAgentOutput) error
+}
+
+// Result is what eval-loc prints.
+type Result struct {
+	Model        string            `json:"model"`
+	Localizer    swebench.Summary  `json:"localizer"`
+	BM25         *swebench.Summary `json:"bm25_baseline,omitempty"`
+	Seconds      float64           `json:"seconds"`
+	Instances    []Instance        `json:"per_instance,omitempty"`
+	MissingBlobs int               `json:"missing_blobs"`
+}
+
+// Instance is one instance's outcome.
+type Instance struct {
+	ID       string          `json:"instance_id"`
+	Score    swebench.Score  `json:"score"`
+	BM25     *swebench.Score `json:"bm25,omitempty"`
+	Error    string          `json:"error,omitempty"`
+	Status   string          `json:"status,omitempty"`
+	Seconds  float64         `json:"seconds"`
+	Units    int             `json:"units,omitempty"`
+	MaxDepth int             `json:"max_depth,omitempty"`
+}
+
+// Run evaluates every instance in order. A missing repository or commit
+// fails that instance only; cancellation stops after the current one.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	start := time.Now()
+	work, cleanup, err := workDir(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	res := &Result{Model: cfg.Model}
+	var scores, failed, base, baseFailed []swebench.Score
+	for i, in := range cfg.Instances {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		one := evalOne(ctx, cfg, in, filepath.Join(work, in.InstanceID), res)
+		res.Instances = append(res.Instances, one)
+		if one.Error != "" {
+			failed = append(failed, one.Score)
+			baseFailed = append(baseFailed, one.Score)
+		} else {
+			scores = append(scores, one.Score)
+			if one.BM25 != nil {
+				base = append(base, *one.BM25)
+			}
+		}
+		progress(cfg.Progress, i+1, len(cfg.Instances), one)
+	}
+	res.Localizer = swebench.Summarize(scores, failed)
+	if cfg.Baseline {
+		b := swebench.Summarize(base, baseFailed)
+		res.BM25 = &b
+	}
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+func evalOne(ctx context.Context, cfg Config, in swebench.Instance, dest string, res *Result) Instance {
+	start := time.Now()
+	one := Instance{ID: in.InstanceID}
+	fail := func(err error) Instance {
+		one.Error = err.Error()
+		// A failed instance still counts against the scores: its gold decides
+		// whether it belongs to the function scores.
+		one.Score = swebench.Score{InstanceID: in.InstanceID, HasFunc: len(in.GoldFunctions) > 0}
+		one.Seconds = time.Since(start).Seconds()
+		return one
+	}
+	st, err := swebench.Export(ctx, swebench.RepoDir(cfg.ReposDir, in.Repo), in.BaseCommit, dest)
+	res.MissingBlobs += st.MissingBlobs
+	if err != nil {
+		return fail(err)
+	}
+	if !cfg.Keep {
+		defer os.RemoveAll(dest)
+	}
+	ix, err := index.Build(ctx, dest, index.Options{NoCache: true})
+	if err != nil {
+		return fail(fmt.Errorf("index: %w", err))
+	}
+	loc, err := localizeOne(ctx, cfg, ix, in.Task(), &res.Model)
+	if err != nil {
+		return fail(err)
+	}
+	gold := swebench.GoldOf(in, ix)
+	funcs := swebench.Normalize(ix, loc.Functions)
+	one.Score = swebench.ScoreOne(in.InstanceID, gold, loc.Files, funcs)
+	one.Status, one.Units, one.MaxDepth = loc.Status, len(ix.Units()), loc.MaxDepth
+	if cfg.Baseline {
+		files, fns := llm.BM25Ranking(ix, in.Task().ProblemStatement, 10)
+		s := swebench.ScoreOne(in.InstanceID, gold, files, swebench.Normalize(ix, fns))
+		one.BM25 = &s
+	}
+	if cfg.Predict != nil {
+		if err := cfg.Predict(swebench.NewLocAgentOutput(in.InstanceID, loc.Files, loc.Functions)); err != nil {
+			return fail(fmt.Errorf("write prediction: %w", err))
+		}
+	}
+	one.Seconds = time.Since(start).Seconds()
+	return one
+}
+
+// localizeOne runs the localization agent on the task. Only the task (no
+// gold, no patch) reaches the model.
+func localizeOne(ctx context.Context, cfg Config, ix *index.Index, task swebench.Task, name *string) (*localize.Locations, error) {
+	s := index.NewSearcher(ix)
+	model, _, err := localize.ChooseModel(localize.ModelChoice{Script: cfg.Script, Model: cfg.Model, Index: ix, Searcher: s})
+	if err != nil {
+		return nil, err
+	}
+	*name = model.Name()
+	loc, err := localize.Run(ctx, localize.Config{Index: ix, Searcher: s, Model: model, Issue: task.ProblemStatement, MaxIterations: cfg.MaxIter})
+	if err != nil && loc == nil {
+		return nil, fmt.Errorf("localize: %w", err)
+	}
+	if errors.Is(err, context.Canceled) {
+		return nil, err
+	}
+	return loc, nil
+}
+
+func workDir(cfg Config) (string, func(), error) {
+	if cfg.WorkDir != "" {
+		return cfg.WorkDir, func() {}, os.MkdirAll(cfg.WorkDir, 0o755)
+	}
+	dir, err := os.MkdirTemp("", "swe-adept-eval-")
+	if err != nil {
+		return "", nil, err
+	}
+	if cfg.Keep {
+		return dir, func() {}, nil
+	}
+	return dir, func() { os.RemoveAll(dir) }, nil
+}
+
+func progress(w io.Writer, n, total int, one Instance) {
+	if w == nil {
+		return
+	}
+	if one.Error != "" {
+		fmt.Fprintf(w, "[%d/%d] %s: failed: %s\n", n, total, one.ID, one.Error)
+		return
+	}
+	mark := func(b bool) string {
+		if b {
+			return "hit"
+		}
+		return "miss"
+	}
+	fn := "n/a"
+	if one.Score.HasFunc {
+		fn = mark(one.Score.Func5)
+	}
+	fmt.Fprintf(w, "[%d/%d] %s: file@3 %s, func@5 %s, depth %d, %.1fs\n", n, total, one.ID, mark(one.Score.File3), fn, one.MaxDepth, one.Seconds)
+}

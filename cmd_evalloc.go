@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/swe-adept/swe-adept/agent/evalloc"
+	"github.com/swe-adept/swe-adept/agent/localize"
+	"github.com/swe-adept/swe-adept/agent/swebench"
+)
+
+func init() {
+	register(&command{
+		name:    "eval-loc",
+		summary: "score localization (file Acc@1/3/5, function Acc@5/10) on SWE-bench-style instances",
+		usage:   "--instances FILE.jsonl --repos DIR [--model heuristic|NAME] [--out preds.jsonl] [--only ID,...] [--limit N] [--per-instance]",
+		run:     runEvalLoc,
+	})
+}
+
+func runEvalLoc(ctx context.Context, args []string) error {
+	fs := newFlags("eval-loc")
+	instances := fs.String("instances", "", "SWE-bench-style instances, one JSON object a line")
+	repos := fs.String("repos", "", "folder holding each repository as OWNER/NAME (a clone or a bare mirror)")
+	model := fs.String("model", "", `"heuristic" or a model name (default: SWE_ADEPT_MODEL, or the heuristic without OPENAI_API_KEY)`)
+	script := fs.String("script", "", "a scripted localization transcript (tests)")
+	out := fs.String("out", "", "write per-instance predictions in LocAgent's format (JSONL)")
+	only := fs.String("only", "", "comma-separated instance ids to run")
+	limit := fs.Int("limit", 0, "run at most N instances")
+	work := fs.String("work", "", "export repositories here (default: a temp dir)")
+	keep := fs.Bool("keep", false, "keep the exported repositories")
+	maxIter := fs.Int("max-iterations", localize.DefaultMaxIterations, "search turns per instance")
+	perInstance := fs.Bool("per-instance", false, "include every instance's scores in the summary")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *instances == "" || *repos == "" {
+		return usagef("--instances and --repos are required")
+	}
+	list, err := loadInstances(*instances, *only, *limit)
+	if err != nil {
+		return err
+	}
+	if *script == "" && *model == "" && os.Getenv("OPENAI_API_KEY") == "" && os.Getenv("OPENAI_BASE_URL") == "" {
+		fmt.Fprintln(os.Stderr, localize.NoKeyNotice)
+	}
+	cfg := evalloc.Config{Instances: list, ReposDir: *repos, WorkDir: *work, Keep: *keep, Model: *model,
+		Script: *script, MaxIter: *maxIter, Baseline: true, Progress: os.Stderr}
+	if *out != "" {
+		closeOut, err := predictionWriter(&cfg, *out)
+		if err != nil {
+			return err
+		}
+		defer closeOut()
+	}
+	res, err := evalloc.Run(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if !*perInstance {
+		res.Instances = nil
+	}
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(res)
+}
+
+func loadInstances(path, only string, limit int) ([]swebench.Instance, error) {
+	list, bad, err := swebench.ReadInstancesFile(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range bad {
+		fmt.Fprintf(os.Stderr, "%s: skipped %v\n", path, b)
+	}
+	if only != "" {
+		want := map[string]bool{}
+		for _, id := range strings.Split(only, ",") {
+			want[strings.TrimSpace(id)] = true
+		}
+		var kept []swebench.Instance
+		for _, in := range list {
+			if want[in.InstanceID] {
+				kept = append(kept, in)
+			}
+		}
+		list = kept
+	}
+	if limit > 0 && len(list) > limit {
+		list = list[:limit]
+	}
+	if len(list) == 0 {
+		return nil, fmt.Errorf("no instances to run in %s", path)
+	}
+	return list, nil
+}
+
+func predictionWriter(cfg *evalloc.Config, path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	enc := json.NewEncoder(f)
+	cfg.Predict = func(o swebench.LocAgentOutput) error { return enc.Encode(o) }
+	return func() { _ = f.Close() }, nil
+}
