@@ -126,3 +126,38 @@ func TestForkWithoutParents(t *testing.T) {
 		t.Errorf("forked to-dos = %q", got)
 	}
 }
+
+func TestStart(t *testing.T) {
+	m := newTestMemory(t, "1. [v] done already\n2. [ ] most confident open\n3. [ ] second")
+	if h := m.NextToStart(); h == nil || h.ID != "h2" {
+		t.Fatalf("NextToStart = %+v, want h2", h)
+	}
+	if err := m.Start("h2", "swe-adept/run1/h2"); err != nil {
+		t.Fatal(err)
+	}
+	h2 := m.Hypothesis("h2")
+	if m.Current != "h2" || h2.Status != InProgress || h2.Branch != "swe-adept/run1/h2" {
+		t.Errorf("after Start: current %q, status %s, branch %q", m.Current, h2.Status, h2.Branch)
+	}
+	if err := m.Start("h2", "swe-adept/run1/h2"); err != nil {
+		t.Errorf("starting again on the same branch: %v", err)
+	}
+	if err := m.Start("h2", "other"); err == nil || !strings.Contains(err.Error(), "already lives on branch") {
+		t.Errorf("restart on another branch: %v", err)
+	}
+	if err := m.Start("h3", "swe-adept/run1/h2"); err == nil || !strings.Contains(err.Error(), "already belongs to h2") {
+		t.Errorf("start on a taken branch: %v", err)
+	}
+	if h := m.NextToStart(); h == nil || h.ID != "h3" {
+		t.Errorf("NextToStart = %+v, want h3", h)
+	}
+	if err := m.SetCurrent("h3"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Start("h3", "b3"); err != nil {
+		t.Fatal(err)
+	}
+	if h := m.NextToStart(); h != nil {
+		t.Errorf("NextToStart = %s, want none left", h.ID)
+	}
+}

@@ -74,6 +74,7 @@ func (m *Memory) UpdateHypotheses(md string) (Changes, error) {
 		return Changes{}, fmt.Errorf("update hypotheses: %w", err)
 	}
 	top, nested := splitNested(items)
+	currentBefore := m.Current
 	list, ch := reconcile(m.Hypotheses, top, func(it Item) *Hypothesis {
 		return m.newHypothesis(it.Content, it.Status)
 	})
@@ -100,7 +101,7 @@ func (m *Memory) UpdateHypotheses(md string) (Changes, error) {
 			}
 		}
 	}
-	if !ch.Empty() {
+	if !ch.Empty() || m.Current != currentBefore {
 		m.changed()
 	}
 	return ch, nil
