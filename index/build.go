@@ -27,6 +27,10 @@ type Options struct {
 	MaxFileSize int64
 	// NoCache neither reads nor writes the on-disk cache.
 	NoCache bool
+	// CacheDir overrides where the cache lives (default: the repository's
+	// git dir under swe-adept/index/, or the user cache dir for folders
+	// outside git).
+	CacheDir string
 	// Workers is how many files are parsed at once; 0 means one per CPU.
 	Workers int
 	// Logger receives skipped files and cache problems; nil discards.
@@ -57,17 +61,20 @@ func Build(ctx context.Context, root string, opts Options) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
+	cache := openCache(abs, opts)
 	cands, skipped, err := walk(ctx, abs, opts.Logger)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: %w", abs, err)
 	}
-	cache := openCache(abs, opts)
+	tWalk := time.Now()
 	res, err := extractAll(ctx, cands, cache, opts)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: %w", abs, err)
 	}
+	tExtract := time.Now()
 	saved := cache.saveAsync(res)
 	ix := assemble(abs, res, opts.Workers)
+	tAssemble := time.Now()
 	st := &ix.stats
 	st.Skipped = skipped
 	for _, f := range res.files {
@@ -82,6 +89,9 @@ func Build(ctx context.Context, root string, opts Options) (*Index, error) {
 		opts.Logger.Warn("index: cache not saved", "err", err)
 	}
 	st.Seconds = time.Since(start).Seconds()
+	opts.Logger.Debug("index: built", "root", abs, "files", st.Files, "cache", st.Cache,
+		"walk", tWalk.Sub(start), "extract", tExtract.Sub(tWalk), "resolve", tAssemble.Sub(tExtract),
+		"save", time.Since(tAssemble), "total", time.Since(start))
 	return ix, nil
 }
 
@@ -118,6 +128,7 @@ func countFlags(skipped map[string]int, flags uint8) {
 // assemble links the raw files and makes the Index.
 func assemble(root string, res *extractResult, workers int) *Index {
 	r := newResolver(filepath.Base(root), res.files, workers)
+	r.goModule = readGoModule(root)
 	for _, l := range languages {
 		l.resolve(r)
 	}

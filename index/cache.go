@@ -33,7 +33,7 @@ func openCache(root string, opts Options) *fileCache {
 		close(c.done)
 		return c
 	}
-	p, err := cachePath(root)
+	p, err := cachePath(root, opts.CacheDir)
 	if err != nil {
 		c.log.Warn("index: no cache", "err", err)
 		c.off = true

@@ -69,9 +69,12 @@ func commonGitDir(gd string) string {
 // dir, out of every diff, or in the user's cache dir for plain folders. The
 // file name carries a hash of the root so that indexing a sub-folder or
 // another worktree keeps its own cache.
-func cachePath(root string) (string, error) {
+func cachePath(root, override string) (string, error) {
 	sum := sha1.Sum([]byte(root))
 	name := "index-" + hex.EncodeToString(sum[:8]) + ".bin"
+	if override != "" {
+		return filepath.Join(override, name), nil
+	}
 	_, common, err := findGitDir(root)
 	if err == nil && common != "" {
 		return filepath.Join(common, "swe-adept", "index", name), nil

@@ -19,6 +19,7 @@ type extraction struct {
 	src   []byte
 	root  *sitter.Node
 	query *sitter.Query
+	names []string // capture names by capture index
 	qc    *sitter.QueryCursor
 	out   *rawFile
 
@@ -44,6 +45,16 @@ type callSite struct {
 	pos  uint32
 	line int
 	name string
+}
+
+// capture returns the node captured under name in a match, nil if none.
+func (x *extraction) capture(m *sitter.QueryMatch, name string) *sitter.Node {
+	for _, c := range m.Captures {
+		if int(c.Index) < len(x.names) && x.names[c.Index] == name {
+			return c.Node
+		}
+	}
+	return nil
 }
 
 // lineOf is the 1-based line a node starts on.

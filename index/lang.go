@@ -27,7 +27,7 @@ type language struct {
 
 // languages lists the supported languages; the order is the order of
 // resolution and of nothing else.
-var languages = []*language{pythonLang}
+var languages = []*language{pythonLang, goLang}
 
 // langForPath picks the language of a file by its extension.
 func langForPath(p string) *language {

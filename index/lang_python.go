@@ -85,13 +85,10 @@ func extractPython(x *extraction) {
 }
 
 func (x *extraction) pyDef(m *sitter.QueryMatch) {
-	var node, name *sitter.Node
-	for _, c := range m.Captures {
-		if c.Index == 0 {
-			name = c.Node
-		} else {
-			node = c.Node
-		}
+	name := x.capture(m, "name")
+	node := x.capture(m, "function")
+	if m.PatternIndex == pyClass {
+		node = x.capture(m, "class")
 	}
 	if node == nil || name == nil {
 		return

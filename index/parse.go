@@ -16,8 +16,9 @@ type parser struct {
 }
 
 type langParser struct {
-	p *sitter.Parser
-	q *sitter.Query
+	p     *sitter.Parser
+	q     *sitter.Query
+	names []string // capture names by index
 }
 
 func newParser() *parser {
@@ -43,6 +44,9 @@ func (p *parser) forLang(l *language) (*langParser, error) {
 	sp := sitter.NewParser()
 	sp.SetLanguage(l.grammar())
 	lp := &langParser{p: sp, q: q}
+	for i := uint32(0); i < q.CaptureCount(); i++ {
+		lp.names = append(lp.names, q.CaptureNameForId(i))
+	}
 	p.langs[l.name] = lp
 	return lp, nil
 }
@@ -80,7 +84,7 @@ func (p *parser) extractFile(ctx context.Context, l *language, path string, src 
 	if root.HasError() {
 		rf.Flags |= flagSyntaxError
 	}
-	x := &extraction{src: parsed, root: root, query: lp.q, qc: p.qc, out: rf}
+	x := &extraction{src: parsed, root: root, query: lp.q, names: lp.names, qc: p.qc, out: rf}
 	p.qc.Exec(lp.q, root)
 	l.extract(x)
 	return rf, nil

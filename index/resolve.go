@@ -14,6 +14,8 @@ type resolver struct {
 	// rootBase is the root directory's name: a root that is itself a
 	// Python package is imported under it.
 	rootBase string
+	// goModule is the module path in the root's go.mod, "" if none.
+	goModule string
 	offs     []int32 // first global unit index of each file
 	units    []*Unit
 	raw      []*rawUnit

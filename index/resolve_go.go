@@ -1,0 +1,202 @@
+package index
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// goResolver links Go calls within the module: same-package functions and
+// types, methods called on the method's receiver variable, and functions
+// of the module's other packages called through their import name.
+type goResolver struct {
+	*resolver
+	pkgOf   []int32          // file -> package number, -1 for other languages
+	pkgDir  map[string]int32 // directory -> its non-test package
+	pkgName map[int32]string
+	imports []map[string]string
+}
+
+// goPkgScope is a package's scope number in resolver.members; it sits past
+// every file scope.
+func (g *goResolver) goPkgScope(p int32) int32 { return -int32(len(g.files)) - 1 - p }
+
+func resolveGo(r *resolver) {
+	g := &goResolver{resolver: r, pkgOf: make([]int32, len(r.files)), pkgDir: map[string]int32{}, pkgName: map[int32]string{}, imports: make([]map[string]string, len(r.files))}
+	g.groupPackages()
+	g.attachMethods()
+	r.eachFile("go", g.bindImports)
+	r.eachFile("go", g.resolveCalls)
+}
+
+// groupPackages numbers packages (directory plus package name, so that an
+// external _test package stays apart) and puts each file's top-level
+// functions and types in its package's scope.
+func (g *goResolver) groupPackages() {
+	ids := map[string]int32{}
+	for fi, f := range g.files {
+		g.pkgOf[fi] = -1
+		if f.Lang != "go" {
+			continue
+		}
+		dir := path.Dir(f.Path)
+		if dir == "." {
+			dir = ""
+		}
+		key := dir + "\x00" + f.Pkg
+		id, ok := ids[key]
+		if !ok {
+			id = int32(len(ids))
+			ids[key] = id
+		}
+		g.pkgOf[fi] = id
+		if !strings.HasSuffix(f.Pkg, "_test") {
+			if _, ok := g.pkgDir[dir]; !ok {
+				g.pkgDir[dir] = id
+				g.pkgName[id] = f.Pkg
+			}
+		}
+		lo, hi := g.fileUnits(fi)
+		for u := lo; u < hi; u++ {
+			if g.parent[u] < 0 && g.kind(u) != KindChunk && g.raw[u].Recv == "" {
+				g.members[scopeName{g.goPkgScope(id), g.units[u].Name}] = u
+			}
+		}
+	}
+}
+
+// attachMethods makes each method a child of its receiver's type when the
+// type is declared in the same package, whichever file holds it.
+func (g *goResolver) attachMethods() {
+	for fi, f := range g.files {
+		if f.Lang != "go" {
+			continue
+		}
+		lo, hi := g.fileUnits(fi)
+		for u := lo; u < hi; u++ {
+			recv := g.raw[u].Recv
+			if recv == "" || g.parent[u] >= 0 {
+				continue
+			}
+			if t, ok := g.members[scopeName{g.goPkgScope(g.pkgOf[fi]), recv}]; ok && g.kind(t) == KindClass {
+				g.setParent(u, t)
+			}
+		}
+	}
+}
+
+// bindImports maps each import name of a file to a directory of the module.
+func (g *goResolver) bindImports(fi int) {
+	if g.goModule == "" {
+		return
+	}
+	m := map[string]string{}
+	for _, im := range g.files[fi].Imports {
+		var dir string
+		switch {
+		case im.Module == g.goModule:
+			dir = ""
+		case strings.HasPrefix(im.Module, g.goModule+"/"):
+			dir = strings.TrimPrefix(im.Module, g.goModule+"/")
+		default:
+			continue
+		}
+		name := im.Alias
+		if name == "" || name == "." || name == "_" {
+			if name != "" {
+				continue
+			}
+			name = g.packageName(dir, path.Base(im.Module))
+		}
+		m[name] = dir
+	}
+	g.imports[fi] = m
+}
+
+// packageName is the package clause of a module directory's files, which
+// is what an import without an alias binds.
+func (g *goResolver) packageName(dir, fallback string) string {
+	if id, ok := g.pkgDir[dir]; ok && g.pkgName[id] != "" {
+		return g.pkgName[id]
+	}
+	return fallback
+}
+
+func (g *goResolver) resolveCalls(fi int) {
+	lo, hi := g.fileUnits(fi)
+	for u := lo; u < hi; u++ {
+		ru := g.raw[u]
+		for i := range ru.Calls {
+			c := &ru.Calls[i]
+			t := g.resolveCall(fi, u, c.Name)
+			if t < 0 {
+				g.unresolved(u, c)
+				continue
+			}
+			g.resolvedCall(u, c)
+			g.link(u, t, c.Line)
+		}
+	}
+}
+
+func (g *goResolver) resolveCall(fi int, u int32, name string) int32 {
+	if !isDotted(name) {
+		return -1
+	}
+	head, rest, dotted := strings.Cut(name, ".")
+	scope := g.goPkgScope(g.pkgOf[fi])
+	if !dotted {
+		if t, ok := g.members[scopeName{scope, head}]; ok {
+			return t
+		}
+		return -1
+	}
+	if strings.IndexByte(rest, '.') >= 0 {
+		return -1
+	}
+	if m := g.methodOwner(u); m >= 0 && g.raw[m].RecvVar == head {
+		if typ, ok := g.members[scopeName{scope, g.raw[m].Recv}]; ok {
+			if t, ok := g.members[scopeName{typ, rest}]; ok {
+				return t
+			}
+		}
+		return -1
+	}
+	if dir, ok := g.imports[fi][head]; ok {
+		if p, ok := g.pkgDir[dir]; ok {
+			if t, ok := g.members[scopeName{g.goPkgScope(p), rest}]; ok {
+				return t
+			}
+		}
+	}
+	return -1
+}
+
+// methodOwner is the method that unit u is (or is nested in), -1 if none.
+func (g *goResolver) methodOwner(u int32) int32 {
+	for s := u; s >= 0; s = g.parent[s] {
+		if g.raw[s].Recv != "" {
+			return s
+		}
+	}
+	return -1
+}
+
+// readGoModule reads the module path from root/go.mod, "" if none.
+func readGoModule(root string) string {
+	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return ""
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if rest, ok := strings.CutPrefix(line, "module"); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
+			return strings.Trim(strings.TrimSpace(rest), `"`)
+		}
+	}
+	return ""
+}
