@@ -9,40 +9,40 @@ import (
 	"testing"
 )
 
-// sympyRoot is the benchmark corpus: Debian's python3-sympy
+// searchSympyRoot is the benchmark corpus: Debian's python3-sympy
 // (apt-get install -y python3-sympy).
-const sympyRoot = "/usr/lib/python3/dist-packages/sympy"
+const searchSympyRoot = "/usr/lib/python3/dist-packages/sympy"
 
 var (
-	sympyOnce     sync.Once
-	sympySearcher *Searcher
-	sympyErr      error
+	searchSympyOnce     sync.Once
+	searchSympy *Searcher
+	searchSympyErr      error
 )
 
-// sympy indexes the corpus once per test binary (the on-disk cache makes
+// sympySearcherFor indexes the corpus once per test binary (the on-disk cache makes
 // later runs fast) and builds its searcher with the content postings.
-func sympy(b *testing.B) *Searcher {
+func sympySearcherFor(b *testing.B) *Searcher {
 	b.Helper()
-	if _, err := os.Stat(sympyRoot); err != nil {
-		b.Skipf("benchmark corpus %s is absent: apt-get install -y python3-sympy", sympyRoot)
+	if _, err := os.Stat(searchSympyRoot); err != nil {
+		b.Skipf("benchmark corpus %s is absent: apt-get install -y python3-sympy", searchSympyRoot)
 	}
-	sympyOnce.Do(func() {
-		ix, err := Build(context.Background(), sympyRoot, Options{})
+	searchSympyOnce.Do(func() {
+		ix, err := Build(context.Background(), searchSympyRoot, Options{})
 		if err != nil {
-			sympyErr = err
+			searchSympyErr = err
 			return
 		}
-		sympySearcher = NewSearcher(ix)
-		sympySearcher.postings()
+		searchSympy = NewSearcher(ix)
+		searchSympy.postings()
 	})
-	if sympyErr != nil {
-		b.Fatalf("index %s: %v", sympyRoot, sympyErr)
+	if searchSympyErr != nil {
+		b.Fatalf("index %s: %v", searchSympyRoot, searchSympyErr)
 	}
-	return sympySearcher
+	return searchSympy
 }
 
 func benchDef(b *testing.B, name, wantMode string) {
-	s := sympy(b)
+	s := sympySearcherFor(b)
 	if r := s.FindCodeDef(FindCodeDefArgs{DefinitionName: name}); r.Mode != wantMode || len(r.Hits) == 0 {
 		b.Fatalf("find_code_def %q: mode %s with %d hits, want %s with hits", name, r.Mode, len(r.Hits), wantMode)
 	}
@@ -59,14 +59,14 @@ func BenchmarkFindCodeDefRegexSmart(b *testing.B) { benchDef(b, "is_.*zero", Mod
 func BenchmarkFindCodeDefFuzzy(b *testing.B)      { benchDef(b, "Symbl_factry", ModeFuzzy) }
 
 func BenchmarkFindFileGlob(b *testing.B) {
-	s := sympy(b)
+	s := sympySearcherFor(b)
 	for b.Loop() {
 		s.FindFile(FindFileArgs{FileName: "**/tests/test_*.py"})
 	}
 }
 
 func BenchmarkNewSearcher(b *testing.B) {
-	s := sympy(b)
+	s := sympySearcherFor(b)
 	for b.Loop() {
 		NewSearcher(s.ix).postings()
 	}
@@ -77,7 +77,7 @@ func BenchmarkNewSearcher(b *testing.B) {
 // stay within 2x of grep (it is far under, answering from postings and
 // in-memory sources, while grep re-reads the tree).
 func BenchmarkContentVsGrep(b *testing.B) {
-	s := sympy(b)
+	s := sympySearcherFor(b)
 	grep, err := exec.LookPath("grep")
 	if err != nil {
 		b.Skip("grep not found")
@@ -90,7 +90,7 @@ func BenchmarkContentVsGrep(b *testing.B) {
 		})
 		b.Run("grep/"+q, func(b *testing.B) {
 			for b.Loop() {
-				cmd := exec.Command(grep, "-rnF", "--include=*.py", "--", q, sympyRoot)
+				cmd := exec.Command(grep, "-rnF", "--include=*.py", "--", q, searchSympyRoot)
 				var out bytes.Buffer
 				cmd.Stdout = &out
 				if err := cmd.Run(); err != nil {

@@ -77,6 +77,7 @@ func (s *Searcher) variantSearch(tool, q string, keep func(posting) bool) (Resul
 	key := string(normIdent([]byte(q), nil))
 	post := s.postings()
 	ps := filterPostings(post[key], keep)
+	partial := false
 	head := ""
 	if len(ps) > 0 {
 		head = fmt.Sprintf("%s %s: identifier and its case/separator variants", tool, quote(q))
@@ -90,9 +91,10 @@ func (s *Searcher) variantSearch(tool, q string, keep func(posting) bool) (Resul
 		if len(ps) == 0 {
 			return Result{}, false
 		}
+		partial = true
 		head = fmt.Sprintf("%s %s: no identifier spelled like that; identifiers containing it", tool, quote(q))
 	}
-	forms := s.variantForms(ps, key)
+	forms := s.variantForms(ps, key, partial)
 	return s.contentResult(tool, q, ModeVariant, ps, head, forms, func(t string) bool { return definesIdent(t, key) }), true
 }
 
@@ -147,8 +149,9 @@ func skipNonIdent(t string, j int) int {
 }
 
 // variantForms counts how the identifier is spelled on the matched lines,
-// e.g. "max_retries ×20, MAX_RETRIES ×3" (first 2,000 lines).
-func (s *Searcher) variantForms(ps []posting, key string) string {
+// e.g. "max_retries ×20, MAX_RETRIES ×3" (first 2,000 lines). partial
+// counts the identifiers that contain key rather than equal it.
+func (s *Searcher) variantForms(ps []posting, key string, partial bool) string {
 	counts := map[string]int{}
 	var buf []byte
 	for i, p := range ps {
@@ -166,7 +169,7 @@ func (s *Searcher) variantForms(ps []posting, key string) string {
 				k++
 			}
 			buf = normIdent([]byte(t[j:k]), buf)
-			if strings.Contains(string(buf), key) {
+			if string(buf) == key || partial && strings.Contains(string(buf), key) {
 				counts[t[j:k]]++
 			}
 			j = k

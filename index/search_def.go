@@ -30,6 +30,11 @@ func (s *Searcher) FindCodeDef(a FindCodeDefArgs) Result {
 	if ids := s.exactUnits(q, sc); len(ids) > 0 {
 		return s.unitResult(tool, q, ModeExact, nil, ids, fmt.Sprintf("%s %s: %s", tool, quote(q), plural(len(ids), "exact match", "exact matches")))
 	}
+	if ids, owners := s.inheritedUnits(q, sc); len(ids) > 0 {
+		cls := q[:strings.LastIndex(q, ".")]
+		return s.unitResult(tool, q, ModeExact, nil, ids, fmt.Sprintf("%s %s: %s does not define it; inherited from %s",
+			tool, quote(q), quote(cls), strings.Join(owners, ", ")))
+	}
 	re, err := compileNameRegex(q)
 	if err != nil {
 		return failure(tool, q, fmt.Sprintf("no definition named %s, and it is not a valid regex (%v). Give a plain name, or escape special characters with \\.\n", quote(q), regexReason(err)))

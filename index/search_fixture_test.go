@@ -23,6 +23,10 @@ type spec struct {
 // builder would produce it, so the search tests do not depend on parsing.
 var shopUnits = []spec{
 	{"shop/__init__.py:<chunk 1>", KindChunk, 1, 5, nil},
+	{"shop/orders/gift.py:<chunk 1>", KindChunk, 1, 1, nil},
+	{"shop/orders/gift.py:GiftOrder", KindClass, 4, 12, []string{"c:7:shop/orders/gift.py:GiftOrder.__init__", "c:11:shop/orders/gift.py:GiftOrder.wrap"}},
+	{"shop/orders/gift.py:GiftOrder.__init__", KindMethod, 7, 9, []string{"i:8:shop/orders/models.py:Order.__init__"}},
+	{"shop/orders/gift.py:GiftOrder.wrap", KindMethod, 11, 12, []string{"i:12:shop/orders/models.py:Order.total"}},
 	{"shop/orders/models.py:<chunk 1>", KindChunk, 1, 3, nil},
 	{"shop/orders/models.py:OrderLine", KindClass, 6, 15, []string{"c:9:shop/orders/models.py:OrderLine.__init__", "c:14:shop/orders/models.py:OrderLine.total"}},
 	{"shop/orders/models.py:OrderLine.__init__", KindMethod, 9, 12, nil},
@@ -62,7 +66,7 @@ var shopUnits = []spec{
 }
 
 var shopFiles = []string{
-	"shop/__init__.py", "shop/orders/__init__.py", "shop/orders/models.py", "shop/payments.py",
+	"shop/__init__.py", "shop/orders/__init__.py", "shop/orders/gift.py", "shop/orders/models.py", "shop/payments.py",
 	"shop/settings.py", "shop/views/__init__.py", "shop/views/cart.py", "shop/views/checkout.py",
 	"tests/test_orders.py", "tests/test_payments.py",
 }
@@ -103,6 +107,15 @@ func specUnit(sp spec, sources map[string][]byte) *Unit {
 	if i := strings.LastIndex(qual, "."); i >= 0 {
 		u.Name = qual[i+1:]
 		u.Parent = p + ":" + qual[:i]
+	}
+	if sp.kind == KindClass {
+		// The base list as written, as the builder keeps it.
+		line := strings.Split(string(sources[p]), "\n")[sp.start-1]
+		if i, j := strings.Index(line, "("), strings.LastIndex(line, ")"); i > 0 && j > i {
+			for _, b := range strings.Split(line[i+1:j], ",") {
+				u.Bases = append(u.Bases, strings.TrimSpace(b))
+			}
+		}
 	}
 	lines := strings.Split(string(sources[p]), "\n")
 	for l := sp.start; l <= sp.end && sp.kind != KindChunk; l++ {

@@ -1,0 +1,107 @@
+package index
+
+import "strings"
+
+// maxBaseDepth bounds the walk up a class hierarchy.
+const maxBaseDepth = 6
+
+// inheritedUnits resolves "Class.method" when Class does not define method
+// but one of its base classes does: issues name the class the user holds
+// (Schema.validate), while the code defines it higher up (BaseSchema).
+// It returns the nearest definitions and the classes they were found on.
+func (s *Searcher) inheritedUnits(q string, sc scope) ([]int32, []string) {
+	i := strings.LastIndex(q, ".")
+	if i <= 0 || i == len(q)-1 {
+		return nil, nil
+	}
+	cls, method := q[:i], q[i+1:]
+	start := s.classesNamed(cls)
+	seen := map[int32]bool{}
+	for _, c := range start {
+		seen[c] = true
+	}
+	level := start
+	for depth := 0; depth < maxBaseDepth && len(level) > 0; depth++ {
+		var found []int32
+		var owners []string
+		var next []int32
+		for _, c := range level {
+			for _, b := range s.baseClasses(s.units[c]) {
+				if seen[b] {
+					continue
+				}
+				seen[b] = true
+				next = append(next, b)
+				bu := s.units[b]
+				if k, ok := s.unitIdx[bu.Path+":"+bu.QualName+"."+method]; ok {
+					found = append(found, k)
+					owners = append(owners, bu.QualName)
+				}
+			}
+		}
+		if found = s.inScope(found, sc); len(found) > 0 {
+			return found, owners
+		}
+		level = next
+	}
+	return nil, nil
+}
+
+// classesNamed are the class units a (possibly dotted) name denotes.
+func (s *Searcher) classesNamed(name string) []int32 {
+	var ids []int32
+	if k, ok := s.names.byKey[name]; ok {
+		ids = s.names.units[k]
+	} else if strings.Contains(name, ".") {
+		ids = s.byDotted(name, wholeRepo)
+	}
+	var out []int32
+	for _, u := range ids {
+		if s.units[u].Kind == KindClass {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// baseClasses are the classes of the repo that a class's base expressions
+// name, by identifier: "with_metaclass(SchemaMeta, BaseSchema)" yields
+// SchemaMeta and BaseSchema; "base.SchemaABC" yields SchemaABC. A base
+// defined in the class's own file wins over same-named classes elsewhere.
+func (s *Searcher) baseClasses(u *Unit) []int32 {
+	var out []int32
+	for _, expr := range u.Bases {
+		for _, id := range identifiers(expr) {
+			cands := s.classesNamed(id)
+			var local []int32
+			for _, c := range cands {
+				if s.units[c].Path == u.Path {
+					local = append(local, c)
+				}
+			}
+			if len(local) > 0 {
+				cands = local
+			}
+			out = append(out, cands...)
+		}
+	}
+	return out
+}
+
+// identifiers are the identifier tokens of an expression.
+func identifiers(expr string) []string {
+	var out []string
+	for i := 0; i < len(expr); {
+		if !isIdentStart(expr[i]) {
+			i = skipNonIdent(expr, i)
+			continue
+		}
+		j := i + 1
+		for j < len(expr) && isIdentByte(expr[j]) {
+			j++
+		}
+		out = append(out, expr[i:j])
+		i = j
+	}
+	return out
+}
