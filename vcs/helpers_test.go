@@ -26,7 +26,11 @@ func TestMain(m *testing.M) {
 	} {
 		os.Setenv(k, v)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if corpusMaster != "" {
+		os.RemoveAll(filepath.Dir(corpusMaster))
+	}
+	os.Exit(code)
 }
 
 // gitT runs the real git CLI for setting up and checking, failing the test
