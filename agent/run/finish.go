@@ -1,0 +1,142 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/swe-adept/swe-adept/agent/event"
+	"github.com/swe-adept/swe-adept/agent/llm"
+	"github.com/swe-adept/swe-adept/agent/resolve"
+	"github.com/swe-adept/swe-adept/agent/tool"
+	"github.com/swe-adept/swe-adept/vcs"
+)
+
+// finish saves the patch and the summary and puts the checkout back. It
+// runs on a context that outlives cancellation: a cancelled run still
+// saves what it has.
+func (r *Run) finish(parent context.Context, st *state, runErr error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(parent), 2*time.Minute)
+	defer cancel()
+	if parent.Err() != nil && runErr == nil {
+		runErr = parent.Err()
+	}
+	sum := &st.sum
+	sum.Status, sum.Message = status(st, runErr), explain(st, runErr)
+	if st.locs != nil {
+		sum.Files, sum.Functions = st.locs.Files, st.locs.Functions
+	}
+	if st.ws != nil {
+		if err := r.savePatch(ctx, st); err != nil {
+			r.emit(event.Event{Type: event.Error, Text: err.Error()})
+			sum.Message = join(sum.Message, err.Error())
+		}
+		if err := st.ws.close(ctx); err != nil {
+			r.emit(event.Event{Type: event.Error, Text: err.Error()})
+			sum.Message = join(sum.Message, err.Error())
+		}
+		r.apply(ctx, st)
+	}
+	if runErr != nil && !errors.Is(runErr, context.Canceled) {
+		r.emit(event.Event{Type: event.Error, Text: resolve.Scrub(runErr.Error(), r.secrets)})
+	}
+	r.total(sum)
+	if err := writeJSON(filepath.Join(r.Dir, SummaryFile), sum); err != nil {
+		slog.Error("save summary", "run", r.ID, "err", err)
+	}
+	r.emit(event.Event{Type: event.PhaseChanged, Phase: "done"})
+	r.emit(event.Event{Type: event.Done, Done: &event.DoneInfo{Status: sum.Status, Patch: sum.Patch, RunDir: r.Dir,
+		Seconds: sum.Seconds, Tokens: sum.Tokens, Cost: sum.Localize.Cost + sum.Resolve.Cost, Priced: sum.Localize.Priced && sum.Resolve.Priced,
+		Report: sum.Message, FilesFound: len(sum.Files)}})
+	r.mu.Lock()
+	r.summary = *sum
+	if runErr != nil && !errors.Is(runErr, context.Canceled) {
+		r.err = runErr
+	}
+	r.mu.Unlock()
+}
+
+func (r *Run) total(sum *Summary) {
+	sum.Ended = r.opts.Now().UTC()
+	sum.Seconds = sum.Ended.Sub(sum.Started).Seconds()
+	l, s := sum.Localize, sum.Resolve
+	sum.Tokens = l.PromptTokens + l.CompletionTokens + s.PromptTokens + s.CompletionTokens
+	priced := (l.Calls == 0 || l.Priced) && (s.Calls == 0 || s.Priced)
+	sum.Cost = llm.FormatCost(l.Cost+s.Cost, priced)
+	sum.Message = resolve.Scrub(sum.Message, r.secrets)
+}
+
+// savePatch writes patch.diff: the workspace (the merged solution, or the
+// current state when nothing was merged) against the original state, without
+// scratch files unless the agent kept them.
+func (r *Run) savePatch(ctx context.Context, st *state) error {
+	wt, err := st.ws.Repo.PatchWorkTree(ctx, st.ws.Original)
+	if err != nil {
+		return fmt.Errorf("final patch: %w", err)
+	}
+	var keep []string
+	if st.out.Submission != nil {
+		keep = st.out.Submission.KeepFiles
+	}
+	extra := ""
+	if st.merged != "" {
+		if extra, err = st.ws.Repo.Patch(ctx, st.ws.Original, st.merged); err != nil {
+			return fmt.Errorf("final patch: the merged branch: %w", err)
+		}
+	}
+	patch, dropped := finalPatch(wt, extra, keep)
+	for _, p := range scratchOf(extra, keep) {
+		if !slices.Contains(dropped, p) {
+			dropped = append(dropped, p)
+		}
+	}
+	path := filepath.Join(r.Dir, PatchFile)
+	if err := writeFile(path, []byte(patch)); err != nil {
+		return err
+	}
+	st.sum.Dropped, st.sum.Merged, st.sum.Stat = dropped, st.merged, patchStat(patch)
+	if patch != "" {
+		st.sum.Patch = path
+	}
+	label := "final patch"
+	if st.merged == "" {
+		label = "final patch (nothing merged: the workspace as it is)"
+	}
+	r.emit(event.Event{Type: event.Diff, Agent: event.Resolver, Diff: &event.DiffInfo{From: st.ws.Original, To: "final", Label: label, Patch: patch, Stat: st.sum.Stat}})
+	return nil
+}
+
+// apply puts a submitted patch on the engineer's checkout as uncommitted
+// changes, when they asked for it.
+func (r *Run) apply(ctx context.Context, st *state) {
+	if !r.opts.Apply || st.sum.Patch == "" {
+		return
+	}
+	if st.out.Status != tool.Submitted {
+		st.sum.Message = join(st.sum.Message, "the patch was not applied: the run ended with "+string(st.out.Status)+", not a submitted solution")
+		return
+	}
+	patch, err := os.ReadFile(st.sum.Patch)
+	if err == nil {
+		err = vcs.ApplyToCheckout(ctx, r.repo.Dir(), string(patch))
+	}
+	if err != nil {
+		r.emit(event.Event{Type: event.Error, Text: "apply the patch: " + err.Error()})
+		st.sum.Message = join(st.sum.Message, "apply the patch: "+err.Error())
+		return
+	}
+	st.sum.Applied = true
+	r.emit(event.Event{Type: event.Message, Text: "applied the patch to " + r.repo.Dir() + " as uncommitted changes"})
+}
+
+func join(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}

@@ -1,0 +1,165 @@
+package run
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/swe-adept/swe-adept/agent/event"
+	"github.com/swe-adept/swe-adept/agent/llm"
+	"github.com/swe-adept/swe-adept/agent/resolve"
+)
+
+// Files of a run folder, <git common dir>/swe-adept/runs/<id>/.
+const (
+	EventsFile     = "events.jsonl"
+	LocationsFile  = "locations.json"
+	MemoryFile     = "memory.json"
+	PatchFile      = "patch.diff"
+	TranscriptFile = "transcript.json"
+	SummaryFile    = "summary.json"
+	MetaFile       = "run.json"
+)
+
+// RunsDir is where a repository keeps its runs, given its common git dir.
+func RunsDir(commonDir string) string { return filepath.Join(commonDir, "swe-adept", "runs") }
+
+// NewID makes a short run id that sorts by start time: 20261122-0435-ab12.
+func NewID(now time.Time) string {
+	var b [2]byte
+	_, _ = rand.Read(b[:])
+	return now.UTC().Format("20060102-1504") + "-" + hex.EncodeToString(b[:])
+}
+
+// Meta is what a run was started with, kept so it can be resumed.
+type Meta struct {
+	ID       string    `json:"id"`
+	Repo     string    `json:"repo"`
+	Issue    string    `json:"issue"`
+	InPlace  bool      `json:"in_place"`
+	Approve  string    `json:"approve"`
+	Model    string    `json:"model"`
+	Localize string    `json:"localize_model,omitempty"`
+	Started  time.Time `json:"started"`
+	Workdir  string    `json:"workdir"`
+	Original string    `json:"original"`
+}
+
+// Transcript is both agents' conversations. The localization agent's is
+// rebuilt from its events (its loop lives in agent/localize).
+type Transcript struct {
+	Localize []llm.Message `json:"localize"`
+	Resolve  []llm.Message `json:"resolve"`
+}
+
+// Summary is how a run ended, as saved in summary.json and printed last
+// in headless mode.
+type Summary struct {
+	ID        string          `json:"id"`
+	Status    string          `json:"status"` // the resolution's exit status, or failed / cancelled
+	Message   string          `json:"message,omitempty"`
+	RunDir    string          `json:"run_dir"`
+	Workdir   string          `json:"workdir,omitempty"`
+	Patch     string          `json:"patch,omitempty"` // path of patch.diff; empty when there is no change
+	Stat      string          `json:"stat,omitempty"`
+	Dropped   []string        `json:"dropped,omitempty"` // scratch files left out of the patch
+	Merged    string          `json:"merged,omitempty"`  // branch merged as the solution
+	Applied   bool            `json:"applied,omitempty"` // patch applied to the engineer's checkout
+	Localize  event.UsageInfo `json:"localize_usage"`
+	Resolve   event.UsageInfo `json:"resolve_usage"`
+	Tokens    int             `json:"tokens"`
+	Cost      string          `json:"cost"` // "$0.41", or "unpriced"
+	Seconds   float64         `json:"seconds"`
+	Started   time.Time       `json:"started"`
+	Ended     time.Time       `json:"ended"`
+	Resumed   bool            `json:"resumed,omitempty"`
+	Files     []string        `json:"files,omitempty"`
+	Functions []string        `json:"functions,omitempty"`
+}
+
+// writeJSON writes v as indented JSON atomically.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
+	}
+	return writeFile(path, append(b, '\n'))
+}
+
+func writeFile(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	return nil
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	return nil
+}
+
+// LoadSummary reads a run's summary.json; a run that never ended has none
+// (fs.ErrNotExist).
+func LoadSummary(runDir string) (*Summary, error) {
+	var s Summary
+	if err := readJSON(filepath.Join(runDir, SummaryFile), &s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// LoadMeta reads a run's run.json.
+func LoadMeta(runDir string) (*Meta, error) {
+	var m Meta
+	if err := readJSON(filepath.Join(runDir, MetaFile), &m); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s has no %s: not a run folder", runDir, MetaFile)
+		}
+		return nil, err
+	}
+	return &m, nil
+}
+
+// scrubWriter removes secrets from everything written to events.jsonl. The
+// bus writes one whole line per call, so a secret is never split.
+type scrubWriter struct {
+	mu      sync.Mutex
+	w       io.Writer
+	secrets []string
+}
+
+func (s *scrubWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clean := resolve.Scrub(string(p), s.secrets)
+	if _, err := io.WriteString(s.w, clean); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

@@ -1,0 +1,120 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/swe-adept/swe-adept/agent/event"
+	"github.com/swe-adept/swe-adept/agent/llm"
+	"github.com/swe-adept/swe-adept/agent/localize"
+	"github.com/swe-adept/swe-adept/agent/resolve"
+)
+
+// EditLocationsAction is the Approval action asking the engineer to keep or
+// edit the ranked locations before resolution starts (ask mode only). Its
+// Options are the locations, functions first; reply Approve to keep them,
+// or Choose with Choice = the edited list, one per line.
+const EditLocationsAction = "edit_locations"
+
+func (r *Run) editLocations(ctx context.Context, st *state) error {
+	if r.mode != resolve.ModeAsk || r.meta != nil {
+		return nil
+	}
+	req := event.NewApproval("locations-1", EditLocationsAction, "ranked locations")
+	req.Summary = "The resolution agent will start from these locations, best first. Keep them, or edit the list (one per line: path:Qualified.name for a function, a path for a file)."
+	req.Options = append(append([]string{}, st.locs.Functions...), st.locs.Files...)
+	r.emit(event.Event{Type: event.Approval, Approval: req})
+	rep, err := r.approver().Approve(ctx, req)
+	if err != nil {
+		return fmt.Errorf("edit locations: %w", err)
+	}
+	done := *req
+	done.Reply = &rep
+	r.emit(event.Event{Type: event.ApprovalDone, Approval: &done})
+	if rep.Decision != event.Choose {
+		return nil
+	}
+	files, funcs := ParseLocations(rep.Choice)
+	edited := *st.locs
+	edited.Files, edited.Functions = files, funcs
+	st.locs = &edited
+	r.emit(event.Event{Type: event.Ranked, Agent: event.Localizer, Ranking: &event.Ranking{Files: files, Functions: funcs}})
+	return st.locs.Save(filepath.Join(r.Dir, LocationsFile))
+}
+
+// ParseLocations reads an engineer's list: one location per line, a
+// function as path:Qualified.name, a file as its path. Files of listed
+// functions are added after the listed files.
+func ParseLocations(text string) (files, functions []string) {
+	seen := map[string]bool{}
+	add := func(list *[]string, s string) {
+		if !seen[s] {
+			seen[s] = true
+			*list = append(*list, s)
+		}
+	}
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "-*0123456789.) "))
+		if line == "" {
+			continue
+		}
+		if strings.Contains(line, ":") {
+			add(&functions, line)
+		} else {
+			add(&files, line)
+		}
+	}
+	for _, f := range functions {
+		p, _, _ := strings.Cut(f, ":")
+		add(&files, p)
+	}
+	return files, functions
+}
+
+// LoadLocations reads locations from a locations.json or from a plain list
+// (one per line), for --locations.
+func LoadLocations(path string) (*localize.Locations, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("locations: %w", err)
+	}
+	if strings.HasPrefix(strings.TrimSpace(string(data)), "{") {
+		return localize.LoadLocations(path)
+	}
+	files, funcs := ParseLocations(string(data))
+	if len(files) == 0 {
+		return nil, fmt.Errorf("locations %s: no locations listed", path)
+	}
+	return &localize.Locations{Files: files, Functions: funcs, Status: "given"}, nil
+}
+
+// localizeMessages rebuilds the localization agent's conversation from its
+// events: each model reply with its tool calls, then the tool results.
+func localizeMessages(eventsPath string) []llm.Message {
+	f, err := os.Open(eventsPath)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	evs, _ := event.ReadAll(f)
+	var out []llm.Message
+	turn := -1 // the assistant message the next tool calls belong to
+	for _, e := range evs {
+		if e.Agent != event.Localizer {
+			continue
+		}
+		switch {
+		case e.Type == event.ModelReply:
+			out = append(out, llm.Message{Role: llm.Assistant, Content: e.Text})
+			turn = len(out) - 1
+		case e.Type == event.ToolCall && e.Tool != nil && turn >= 0:
+			out[turn].ToolCalls = append(out[turn].ToolCalls, llm.ToolCall{ID: e.Tool.CallID, Name: e.Tool.Name, Arguments: e.Tool.Arguments})
+		case e.Type == event.ToolResult && e.Tool != nil:
+			out = append(out, llm.Message{Role: llm.ToolRole, ToolCallID: e.Tool.CallID, Name: e.Tool.Name, Content: e.Tool.Observation})
+		}
+	}
+	return out
+}

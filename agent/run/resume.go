@@ -1,0 +1,91 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/swe-adept/swe-adept/agent/localize"
+	"github.com/swe-adept/swe-adept/agent/tool"
+	"github.com/swe-adept/swe-adept/memory"
+	"github.com/swe-adept/swe-adept/vcs"
+)
+
+// prepareResume checks that a run can be continued: its folder and worktree
+// exist, it did not already submit, and a resolution model is given.
+func (r *Run) prepareResume() error {
+	r.ID = r.opts.Resume
+	r.Dir = filepath.Join(RunsDir(r.repo.CommonDir()), r.ID)
+	if _, err := os.Stat(r.Dir); err != nil {
+		return fmt.Errorf("no run %s in %s (swe-adept runs lists them)", r.ID, RunsDir(r.repo.CommonDir()))
+	}
+	meta, err := LoadMeta(r.Dir)
+	if err != nil {
+		return err
+	}
+	if meta.InPlace {
+		return fmt.Errorf("run %s worked in the checkout itself (--in-place), which was put back when it stopped; in-place runs cannot be resumed: start a new run", r.ID)
+	}
+	if s, err := LoadSummary(r.Dir); err == nil && s.Status == string(tool.Submitted) {
+		return fmt.Errorf("run %s already ended with a submitted solution (patch: %s); there is nothing to resume", r.ID, nonEmpty(s.Patch, "none"))
+	}
+	if r.resolveModel() == nil {
+		return fmt.Errorf("%w to resume run %s: set OPENAI_API_KEY and --model NAME, or pass --script-resolve FILE", ErrNoModel, r.ID)
+	}
+	r.meta = meta
+	return nil
+}
+
+// reopen finds the run's linked worktree again.
+func (r *Run) reopen(ctx context.Context) (*workspace, error) {
+	runs, err := vcs.ListRuns(ctx, r.repo.Dir())
+	if err != nil {
+		return nil, fmt.Errorf("resume %s: %w", r.ID, err)
+	}
+	for _, info := range runs {
+		if info.ID != r.ID {
+			continue
+		}
+		if info.Worktree == "" {
+			return nil, fmt.Errorf("resume %s: its worktree is gone (removed by gc?), so it cannot be resumed", r.ID)
+		}
+		repo, err := vcs.Open(ctx, info.Worktree)
+		if err != nil {
+			return nil, fmt.Errorf("resume %s: %w", r.ID, err)
+		}
+		orig := nonEmpty(r.meta.Original, info.Original)
+		return &workspace{Dir: repo.Dir(), Original: orig, Repo: repo, close: func(context.Context) error { return nil }}, nil
+	}
+	return nil, fmt.Errorf("resume %s: the repository has no git state for this run (removed by gc?)", r.ID)
+}
+
+// loadResumed brings back the locations, working memory, transcript and
+// usage of a run being resumed.
+func (r *Run) loadResumed(st *state) error {
+	locs, err := localize.LoadLocations(filepath.Join(r.Dir, LocationsFile))
+	if err != nil {
+		return fmt.Errorf("resume %s: it stopped before localization finished (start a new run): %w", r.ID, err)
+	}
+	st.locs = locs
+	st.mem, err = memory.NewStore(filepath.Join(r.Dir, MemoryFile)).Load()
+	if errors.Is(err, fs.ErrNotExist) {
+		st.mem, err = nil, nil
+	}
+	if err != nil {
+		return fmt.Errorf("resume %s: %w", r.ID, err)
+	}
+	var t Transcript
+	if err := readJSON(filepath.Join(r.Dir, TranscriptFile), &t); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("resume %s: %w", r.ID, err)
+	}
+	st.transcrpt, st.history = t, t.Resolve
+	if prev, err := LoadSummary(r.Dir); err == nil {
+		st.sum.Localize, st.sum.Resolve = prev.Localize, prev.Resolve
+	} else {
+		st.sum.Localize = locs.Usage
+	}
+	return nil
+}

@@ -1,0 +1,248 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/swe-adept/swe-adept/agent/event"
+	"github.com/swe-adept/swe-adept/agent/llm"
+	"github.com/swe-adept/swe-adept/memory"
+)
+
+// TestScriptedRun plays the sample's transcripts against the real tools:
+// localize, a wrong hypothesis whose tests fail, a revert to a useful
+// checkpoint on a new branch, the fix, compare, merge, submit.
+func TestScriptedRun(t *testing.T) {
+	needPython(t)
+	repo, readme := sampleRepo(t)
+	if ok, _ := unittest(t, repo); ok {
+		t.Fatal("the sample's tests pass before the fix: the test could not fail")
+	}
+	statusBefore := git(t, repo, "status", "--porcelain")
+	r, err := Start(context.Background(), Options{
+		Repo: repo, Issue: readIssue(t), LocalizeModel: script(t, "localize.json"), ResolveModel: script(t, "resolve.json"),
+		Approve: "auto", MaxIterations: 40,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := collect(r)
+	sum, err := r.Wait()
+	events := <-evs
+	if err != nil {
+		t.Fatalf("run failed: %v (%s)", err, sum.Message)
+	}
+	if sum.Status != "submitted" {
+		t.Fatalf("status %s: %s", sum.Status, sum.Message)
+	}
+	checkPatch(t, sum)
+	checkCheckout(t, repo, readme, statusBefore)
+	checkFolder(t, r.Dir)
+	checkEvents(t, events)
+}
+
+func checkPatch(t *testing.T, sum Summary) {
+	t.Helper()
+	patch := string(must(os.ReadFile(sum.Patch)))
+	if strings.Contains(patch, "reproduce.py") || strings.Contains(patch, "cart.py") {
+		t.Errorf("the patch holds scratch work or the reverted step:\n%s", patch)
+	}
+	if len(sum.Dropped) != 1 || sum.Dropped[0] != "reproduce.py" {
+		t.Errorf("dropped %v, want [reproduce.py]", sum.Dropped)
+	}
+	fresh := t.TempDir()
+	copySample(t, fresh)
+	cmd := exec.Command("git", "apply", "-")
+	cmd.Dir, cmd.Stdin = fresh, strings.NewReader(patch)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the patch does not apply to a fresh copy: %v\n%s", err, out)
+	}
+	if ok, out := unittest(t, fresh); !ok {
+		t.Errorf("the sample's tests fail with the patch:\n%s\n%s", out, patch)
+	}
+}
+
+// checkCheckout: the engineer's branch, dirty edit and untracked file are as
+// they were, byte for byte.
+func checkCheckout(t *testing.T, repo string, readme []byte, statusBefore string) {
+	t.Helper()
+	if got := must(os.ReadFile(filepath.Join(repo, "README.md"))); !bytes.Equal(got, readme) {
+		t.Errorf("the engineer's uncommitted README edit changed:\n%s", got)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "notes.txt")); err != nil {
+		t.Errorf("the engineer's untracked file is gone: %v", err)
+	}
+	if st := git(t, repo, "status", "--porcelain"); st != statusBefore {
+		t.Errorf("git status changed:\n%s\nwas\n%s", st, statusBefore)
+	}
+	if b := strings.TrimSpace(git(t, repo, "branch", "--show-current")); b != "main" {
+		t.Errorf("the checkout is on %q, want main", b)
+	}
+	if ok, _ := unittest(t, repo); ok {
+		t.Error("the checkout was fixed without --apply")
+	}
+}
+
+func checkFolder(t *testing.T, dir string) {
+	t.Helper()
+	for _, f := range []string{EventsFile, LocationsFile, MemoryFile, PatchFile, TranscriptFile, SummaryFile, MetaFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("run folder lacks %s", f)
+		}
+	}
+	mem, err := memory.Load(filepath.Join(dir, MemoryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tags []string
+	for _, h := range mem.Active() {
+		tags = append(tags, string(h.Status))
+	}
+	if strings.Join(tags, " ") != "! v" || mem.Merged == "" {
+		t.Errorf("hypotheses %v merged %q, want a failed and a successful one, merged", tags, mem.Merged)
+	}
+	var tr Transcript
+	if err := readJSON(filepath.Join(dir, TranscriptFile), &tr); err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Localize) < 6 || len(tr.Resolve) < 20 {
+		t.Errorf("transcript has %d localization and %d resolution messages", len(tr.Localize), len(tr.Resolve))
+	}
+	f := must(os.ReadFile(filepath.Join(dir, EventsFile)))
+	evs, err := event.ReadAll(bytes.NewReader(f))
+	if err != nil || len(evs) == 0 || evs[len(evs)-1].Type != event.Done {
+		t.Errorf("events.jsonl: %d events, err %v", len(evs), err)
+	}
+}
+
+func checkEvents(t *testing.T, evs []event.Event) {
+	t.Helper()
+	if len(evs) == 0 || evs[0].Type != event.RunStarted || evs[len(evs)-1].Type != event.Done {
+		t.Fatalf("events do not start with run_started and end with done: first %+v", evs[0])
+	}
+	want := map[event.Type]int{event.IndexProgress: 1, event.Ranked: 1, event.Checkpoint: 3, event.Plan: 5, event.Diff: 1, event.Approval: 2}
+	for typ, n := range want {
+		if got := countType(evs, typ); got < n {
+			t.Errorf("%d %s events, want at least %d", got, typ, n)
+		}
+	}
+	var phases []string
+	for _, e := range evs {
+		if e.Type == event.PhaseChanged {
+			phases = append(phases, e.Phase)
+		}
+	}
+	if got := strings.Join(phases, " "); got != "index localize filter resolve done" {
+		t.Errorf("phases %q", got)
+	}
+}
+
+func TestStartBadInput(t *testing.T) {
+	repo, _ := sampleRepo(t)
+	s, _ := llm.ParseScript([]byte(`{"turns":[{"content":"hi"}]}`))
+	m := llm.NewScripted(s)
+	tests := []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"not a repository", Options{Repo: t.TempDir(), Issue: "x", Model: m}, "not inside a git repository"},
+		{"empty issue", Options{Repo: repo, Issue: "  \n", Model: m}, "issue is empty"},
+		{"no model", Options{Repo: repo, Issue: "x"}, "OPENAI_API_KEY"},
+		{"no localization model", Options{Repo: repo, Issue: "x", ResolveModel: m}, "--localize-model heuristic"},
+		{"bad approval mode", Options{Repo: repo, Issue: "x", Model: m, Approve: "sometimes"}, "want ask, auto or deny"},
+		{"unknown run to resume", Options{Repo: repo, Resume: "nope", Model: m}, "no run nope"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Start(context.Background(), tt.opts)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Start: %v, want an error with %q", err, tt.want)
+			}
+		})
+	}
+	if st := git(t, repo, "status", "--porcelain"); !strings.Contains(st, "README.md") {
+		t.Errorf("the engineer's work changed: %q", st)
+	}
+}
+
+// TestRunNoTool: a model that never calls a tool ends the run cleanly.
+func TestRunNoTool(t *testing.T) {
+	repo, readme := sampleRepo(t)
+	s, _ := llm.ParseScript([]byte(`{"turns":[{"content":"I think"},{"content":"the fix"},{"content":"is easy"},{"content":"really"}]}`))
+	locs, _ := LoadLocations(filepath.Join(sampleDir, "locations.txt"))
+	r, err := Start(context.Background(), Options{Repo: repo, Issue: "x", ResolveModel: llm.NewScripted(s), Locations: locs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := r.Wait()
+	if err != nil || sum.Status != "exit_no_tool" || !strings.Contains(sum.Message, "tool calls") {
+		t.Errorf("summary %+v, err %v", sum, err)
+	}
+	if !bytes.Equal(must(os.ReadFile(filepath.Join(repo, "README.md"))), readme) {
+		t.Error("the engineer's edit changed")
+	}
+}
+
+// TestRunCancelAndResume cancels a run while it waits for an approval in
+// ask mode, then resumes it to the end.
+func TestRunCancelAndResume(t *testing.T) {
+	needPython(t)
+	repo, _ := sampleRepo(t)
+	locs, err := LoadLocations(filepath.Join(sampleDir, "locations.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolveScript := script(t, "resolve.json")
+	r, err := Start(context.Background(), Options{Repo: repo, Issue: readIssue(t), ResolveModel: resolveScript, Locations: locs, Approve: "ask"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	for e := range r.Events() {
+		if e.Type != event.Approval {
+			continue
+		}
+		asked = append(asked, e.Approval.Action)
+		switch e.Approval.Action {
+		case EditLocationsAction:
+			e.Approval.Answer(event.Reply{Decision: event.Choose, Choice: "inventory/pricing.py:apply_discount\ninventory/pricing.py"})
+		case "revert_to":
+			r.Cancel() // the engineer quits while asked
+		default:
+			e.Approval.Answer(event.Reply{Decision: event.Approve})
+		}
+	}
+	sum, err := r.Wait()
+	if err != nil || sum.Status != "cancelled" {
+		t.Fatalf("first part: status %s err %v", sum.Status, err)
+	}
+	if len(asked) < 2 || asked[0] != EditLocationsAction {
+		t.Errorf("approvals asked: %v", asked)
+	}
+	saved, _ := LoadLocations(filepath.Join(r.Dir, LocationsFile))
+	if len(saved.Functions) != 1 {
+		t.Errorf("the edited locations were not saved: %+v", saved)
+	}
+	// The agent asks for the interrupted revert again and goes on to the end.
+	r2, err := Start(context.Background(), Options{Repo: repo, Resume: r.ID, ResolveModel: script(t, "resume.json"), Approve: "auto"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err = r2.Wait()
+	if err != nil || sum.Status != "submitted" || !sum.Resumed {
+		t.Fatalf("resumed: %+v err %v", sum, err)
+	}
+	if !strings.Contains(string(must(os.ReadFile(sum.Patch))), "percent / 100") {
+		t.Error("the resumed run's patch lacks the fix")
+	}
+	if _, err := Start(context.Background(), Options{Repo: repo, Resume: r.ID, ResolveModel: resolveScript}); err == nil || !errors.Is(err, err) || !strings.Contains(err.Error(), "nothing to resume") {
+		t.Errorf("resuming a submitted run: %v", err)
+	}
+}

@@ -1,0 +1,274 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+
+	"github.com/swe-adept/swe-adept/agent/event"
+	"github.com/swe-adept/swe-adept/agent/hyp"
+	"github.com/swe-adept/swe-adept/agent/llm"
+	"github.com/swe-adept/swe-adept/agent/localize"
+	"github.com/swe-adept/swe-adept/agent/resolve"
+	"github.com/swe-adept/swe-adept/agent/tool"
+	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/memory"
+	"github.com/swe-adept/swe-adept/vcs"
+)
+
+// workspace is where the agents work: a fresh vcs.Workspace, or a resumed
+// run's worktree.
+type workspace struct {
+	Dir      string
+	Original string
+	Repo     *vcs.Repo
+	close    func(ctx context.Context) error
+}
+
+// state is what one run carries from phase to phase.
+type state struct {
+	ws        *workspace
+	locs      *localize.Locations
+	out       resolve.Outcome
+	merged    string
+	history   []llm.Message
+	mem       *memory.Memory
+	transcrpt Transcript
+	sum       Summary
+}
+
+func (r *Run) work(ctx context.Context) {
+	defer close(r.done)
+	defer r.log.Close()
+	defer r.bus.Close()
+	st := &state{sum: Summary{ID: r.ID, RunDir: r.Dir, Started: r.opts.Now().UTC(), Resumed: r.meta != nil}}
+	err := r.phases(ctx, st)
+	r.finish(ctx, st, err)
+}
+
+func (r *Run) phases(ctx context.Context, st *state) error {
+	var err error
+	if st.ws, err = r.openWorkspace(ctx); err != nil {
+		return err
+	}
+	st.sum.Workdir = st.ws.Dir
+	if r.meta != nil {
+		if err := r.loadResumed(st); err != nil {
+			return err
+		}
+	}
+	r.emitStarted(st)
+	if err := r.saveMeta(st); err != nil {
+		return err
+	}
+	if err := r.locate(ctx, st); err != nil {
+		return err
+	}
+	if err := r.editLocations(ctx, st); err != nil {
+		return err
+	}
+	return r.resolveIssue(ctx, st)
+}
+
+func (r *Run) openWorkspace(ctx context.Context) (*workspace, error) {
+	if r.meta != nil {
+		return r.reopen(ctx)
+	}
+	ws, err := vcs.OpenWorkspace(ctx, r.repo.Dir(), r.ID, vcs.Mode{InPlace: r.opts.InPlace})
+	if err != nil {
+		return nil, err
+	}
+	return &workspace{Dir: ws.Dir, Original: ws.Original, Repo: ws.Repo, close: ws.Close}, nil
+}
+
+func (r *Run) emitStarted(st *state) {
+	info := &event.RunInfo{ID: r.ID, Repo: r.repo.Dir(), Workdir: st.ws.Dir, Issue: r.issue(), Model: r.resolveModel().Name()}
+	if m := r.localizeModel(); m != nil {
+		info.Localize = m.Name()
+	}
+	r.emit(event.Event{Type: event.RunStarted, Run: info})
+	if r.meta != nil {
+		r.emit(event.Event{Type: event.Message, Text: "resumed run " + r.ID + " in " + st.ws.Dir})
+	}
+}
+
+func (r *Run) issue() string {
+	if r.meta != nil {
+		return r.meta.Issue
+	}
+	return r.opts.Issue
+}
+
+func (r *Run) saveMeta(st *state) error {
+	if r.meta != nil {
+		return nil
+	}
+	m := Meta{ID: r.ID, Repo: r.repo.Dir(), Issue: r.opts.Issue, InPlace: r.opts.InPlace, Approve: string(r.mode),
+		Model: r.resolveModel().Name(), Started: st.sum.Started, Workdir: st.ws.Dir, Original: st.ws.Original}
+	if lm := r.localizeModel(); lm != nil {
+		m.Localize = lm.Name()
+	}
+	return writeJSON(filepath.Join(r.Dir, MetaFile), m)
+}
+
+// locate indexes and localizes, or takes the given or saved locations.
+func (r *Run) locate(ctx context.Context, st *state) error {
+	path := filepath.Join(r.Dir, LocationsFile)
+	switch {
+	case st.locs != nil: // resumed
+		return nil
+	case r.opts.Locations != nil:
+		st.locs = r.opts.Locations
+		r.emit(event.Event{Type: event.Ranked, Agent: event.Localizer, Ranking: &event.Ranking{Files: st.locs.Files, Functions: st.locs.Functions}})
+		return st.locs.Save(path)
+	}
+	ix, err := r.index(ctx, st.ws.Dir)
+	if err != nil {
+		return err
+	}
+	locs, err := localize.Run(ctx, localize.Config{Index: ix, Model: r.localizeModel(), Bus: r.bus, Gate: r.gate, Issue: r.opts.Issue,
+		MaxIterations: r.opts.LocalizeMaxIterations, MaxTokens: r.opts.MaxTokens, MaxCost: r.opts.MaxCost})
+	if locs != nil {
+		st.locs = locs
+		st.sum.Localize = locs.Usage
+		if serr := locs.Save(path); serr != nil && err == nil {
+			err = serr
+		}
+	}
+	st.transcrpt.Localize = localizeMessages(filepath.Join(r.Dir, EventsFile))
+	if err != nil {
+		return fmt.Errorf("localization: %w", err)
+	}
+	return nil
+}
+
+func (r *Run) index(ctx context.Context, dir string) (*index.Index, error) {
+	r.emit(event.Event{Type: event.PhaseChanged, Phase: "index"})
+	last := -1
+	ix, err := index.Build(ctx, dir, index.Options{Logger: slog.Default(), Progress: func(done, total int) {
+		pct := done * 20 / max(total, 1) // at most ~20 events
+		if pct != last || done == total {
+			last = pct
+			r.emit(event.Event{Type: event.IndexProgress, Progress: &event.Progress{Done: done, Total: total, What: "files"}})
+		}
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("index %s: %w", dir, err)
+	}
+	return ix, nil
+}
+
+// resolveIssue runs the resolution agent with the hypothesis tools.
+func (r *Run) resolveIssue(ctx context.Context, st *state) error {
+	r.emit(event.Event{Type: event.PhaseChanged, Phase: "resolve"})
+	store := memory.NewStore(filepath.Join(r.Dir, MemoryFile))
+	fam := hyp.New(hyp.Config{Repo: st.ws.Repo, Store: store, Memory: st.mem, RunID: r.ID, Approver: r.approver(), Bus: r.bus,
+		Exclude: func() []string { return r.scratch(ctx, st.ws) }})
+	usage := st.sum.Resolve
+	if usage.Calls == 0 {
+		usage.Priced = true
+	}
+	maxTok, maxCost := r.remaining(st)
+	ag, err := resolve.New(resolve.Config{
+		Model: r.resolveModel(), Workdir: st.ws.Dir, Issue: r.issue(), Files: st.locs.Files, Functions: st.locs.Functions,
+		Extra: fam.Tools(), Bus: r.bus, Gate: r.gate, Approver: r.approver(), Mode: r.mode, Allow: r.opts.Allow,
+		MaxIterations: r.opts.MaxIterations, MaxTokens: maxTok, MaxCost: maxCost, Usage: &usage,
+		CommandTimeout: r.opts.CommandTimeout, CommandBudget: r.opts.CommandBudget,
+		History: st.history, OnStep: func(msgs []llm.Message) { r.saveTranscript(st, msgs) },
+	})
+	if err != nil {
+		return err
+	}
+	st.out, err = ag.Run(ctx)
+	st.sum.Resolve = st.out.Usage
+	st.merged = fam.Memory().Merged
+	return err
+}
+
+// remaining splits the run's token and cost limits: what localization
+// spent is gone. A spent limit stays positive so the loop stops at once.
+func (r *Run) remaining(st *state) (int, float64) {
+	tok, cost := 0, 0.0
+	spent := st.sum.Localize
+	if r.opts.MaxTokens > 0 {
+		tok = max(r.opts.MaxTokens-spent.PromptTokens-spent.CompletionTokens, 1)
+	}
+	if r.opts.MaxCost > 0 {
+		cost = max(r.opts.MaxCost-spent.Cost, 1e-9)
+	}
+	return tok, cost
+}
+
+// scratch lists the reproduction scripts and scratch files the agent added,
+// which merge_solution leaves out.
+func (r *Run) scratch(ctx context.Context, ws *workspace) []string {
+	p, err := ws.Repo.PatchWorkTree(ctx, ws.Original)
+	if err != nil {
+		slog.Warn("list scratch files", "run", r.ID, "err", err)
+		return nil
+	}
+	return scratchOf(p, nil)
+}
+
+func (r *Run) saveTranscript(st *state, msgs []llm.Message) {
+	st.transcrpt.Resolve = scrubMessages(msgs, r.secrets)
+	if err := writeJSON(filepath.Join(r.Dir, TranscriptFile), st.transcrpt); err != nil {
+		slog.Warn("save transcript", "run", r.ID, "err", err)
+	}
+}
+
+func scrubMessages(msgs []llm.Message, secrets []string) []llm.Message {
+	out := make([]llm.Message, len(msgs))
+	for i, m := range msgs {
+		m.Content = resolve.Scrub(m.Content, secrets)
+		if len(m.ToolCalls) > 0 {
+			calls := append([]llm.ToolCall(nil), m.ToolCalls...)
+			for j := range calls {
+				calls[j].Arguments = resolve.Scrub(calls[j].Arguments, secrets)
+			}
+			m.ToolCalls = calls
+		}
+		out[i] = m
+	}
+	return out
+}
+
+// status names how a run ended.
+func status(st *state, err error) string {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return string(tool.Cancelled)
+	case st.out.Status != "":
+		return string(st.out.Status)
+	case err != nil:
+		return "failed"
+	}
+	return "failed"
+}
+
+// explain is the summary's message: what the status means for the engineer.
+func explain(st *state, err error) string {
+	switch {
+	case err != nil && !errors.Is(err, context.Canceled):
+		return err.Error()
+	case st.out.Status == tool.ExitNoTool:
+		return "the model kept answering without calling a tool; it may not support tool calls (try another --model)"
+	case st.out.Status == tool.ExitFormat:
+		return "the model kept sending malformed tool calls"
+	case st.out.Status == tool.ExitIterations, st.out.Status == tool.ExitCost, st.out.Status == tool.ExitTokens:
+		return "stopped at a limit (" + string(st.out.Status) + "); the patch holds the work so far; raise --max-iterations, --max-cost or --max-tokens, or resume the run"
+	case errors.Is(err, context.Canceled):
+		return "cancelled; resume with: swe-adept run --resume " + st.sum.ID
+	}
+	return strings.TrimSpace(submissionSummary(st))
+}
+
+func submissionSummary(st *state) string {
+	if st.out.Submission != nil {
+		return st.out.Submission.Summary
+	}
+	return ""
+}

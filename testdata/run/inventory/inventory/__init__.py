@@ -1,0 +1,1 @@
+"""A tiny shop inventory: prices, discounts and carts."""
