@@ -166,13 +166,20 @@ func trimBlock(s string) string {
 	return strings.TrimSpace(strings.Join(lines, "\n"))
 }
 
-// tokens is the set of lower-cased words and numbers in s.
+// maxTokens caps the words compared per item: a plan step is a sentence, and comparing all pairs
+// of two long lists must stay cheap.
+const maxTokens = 64
+
+// tokens is the set of lower-cased words and numbers in s, up to maxTokens of them.
 func tokens(s string) map[string]bool {
 	out := map[string]bool{}
 	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	}) {
 		out[w] = true
+		if len(out) == maxTokens {
+			break
+		}
 	}
 	return out
 }
