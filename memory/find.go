@@ -10,10 +10,10 @@ import (
 const FuzzyThreshold = 0.5
 
 // FindHypothesis resolves what the model called a hypothesis: its id ("h2"), its branch name or
-// the branch name's last part, its
-// content exactly (case and spacing ignored), a line copied from a rendered list, a unique prefix
-// of its content, or the one best fuzzy match at or above FuzzyThreshold. Dropped hypotheses are
-// found too. The error lists the known hypotheses so the model can retry.
+// that name's last part, its content exactly (case and spacing ignored), a line copied from a
+// rendered list, a unique prefix of its content, or the one best fuzzy match at or above
+// FuzzyThreshold. Dropped hypotheses are found too. The error lists the known hypotheses so the
+// model can retry.
 func (m *Memory) FindHypothesis(ref string) (*Hypothesis, error) {
 	cands := make([]candidate, len(m.Hypotheses))
 	for i, h := range m.Hypotheses {

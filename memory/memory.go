@@ -135,7 +135,7 @@ func (m *Memory) CurrentHypothesis() *Hypothesis {
 	return m.Hypothesis(m.Current)
 }
 
-// Clone returns a deep copy that shares nothing with m.
+// Clone returns a deep copy that shares no data with m (only the Now clock).
 func (m *Memory) Clone() *Memory {
 	c := *m
 	c.Hypotheses = make([]*Hypothesis, len(m.Hypotheses))
