@@ -24,6 +24,11 @@ func init() {
 }
 
 func runIndex(ctx context.Context, args []string) error {
+	return indexMain(ctx, args, os.Stdout, os.Stderr)
+}
+
+// indexMain is the command with its output streams passed in, for tests.
+func indexMain(ctx context.Context, args []string, stdout io.Writer, stderr *os.File) error {
 	fs := newFlags("index")
 	repo := fs.String("repo", ".", "repository `dir` to index")
 	asJSON := fs.Bool("json", false, "print one JSON object with the figures")
@@ -44,8 +49,8 @@ func runIndex(ctx context.Context, args []string) error {
 	}
 	opts := index.Options{NoCache: *noCache, Logger: slog.Default()}
 	var prog *progressLine
-	if isTerminal(os.Stderr) {
-		prog = &progressLine{w: os.Stderr}
+	if isTerminal(stderr) {
+		prog = &progressLine{w: stderr}
 		opts.Progress = prog.update
 	}
 	ix, err := index.Build(ctx, *repo, opts)
@@ -56,11 +61,11 @@ func runIndex(ctx context.Context, args []string) error {
 	st := ix.Stats()
 	switch {
 	case *asJSON:
-		return printIndexJSON(os.Stdout, st)
+		return printIndexJSON(stdout, st)
 	case *stats:
-		printIndexStats(os.Stdout, ix, st)
+		printIndexStats(stdout, ix, st)
 	default:
-		printIndexSummary(os.Stdout, ix.Root(), st)
+		printIndexSummary(stdout, ix.Root(), st)
 	}
 	return nil
 }
@@ -81,6 +86,9 @@ func checkRepoDir(dir string) error {
 }
 
 func isTerminal(f *os.File) bool {
+	if f == nil {
+		return false
+	}
 	info, err := f.Stat()
 	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }

@@ -1,0 +1,171 @@
+package index
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func buildT(t *testing.T, dir string, opts Options) *Index {
+	t.Helper()
+	ix, err := Build(context.Background(), dir, opts)
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	return ix
+}
+
+func TestCacheColdWarmIncremental(t *testing.T) {
+	dir := copyTree(t, filepath.Join("..", "testdata", "index", "pyrepo"))
+	opts := Options{CacheDir: t.TempDir()}
+
+	cold := buildT(t, dir, opts)
+	if st := cold.Stats(); st.Cache != "cold" || st.Parsed != st.Files {
+		t.Fatalf("first build: cache %s, parsed %d of %d; want cold, all parsed", st.Cache, st.Parsed, st.Files)
+	}
+	warm := buildT(t, dir, opts)
+	if st := warm.Stats(); st.Cache != "warm" || st.Parsed != 0 {
+		t.Fatalf("second build: cache %s, parsed %d; want warm, none parsed", st.Cache, st.Parsed)
+	}
+	if got, want := dump(warm), dump(cold); got != want {
+		t.Fatalf("warm index differs from cold:\n%s", lineDiff(want, got))
+	}
+
+	// Editing one file re-parses it alone, and the edges into it from
+	// other files follow the edit.
+	util := filepath.Join(dir, "pkg", "util.py")
+	src, err := os.ReadFile(util)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(src), "def tidy(s):", "def spare():\n    return 0\n\n\ndef tidy(s):", 1)
+	if err := os.WriteFile(util, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inc := buildT(t, dir, opts)
+	if st := inc.Stats(); st.Cache != "incremental" || st.Parsed != 1 {
+		t.Fatalf("after edit: cache %s, parsed %d; want incremental, 1 parsed", st.Cache, st.Parsed)
+	}
+	fresh := buildT(t, dir, Options{NoCache: true})
+	if got, want := dump(inc), dump(fresh); got != want {
+		t.Fatalf("incremental index differs from a fresh one:\n%s", lineDiff(want, got))
+	}
+	u, ok := inc.Unit("pkg/sub/models.py:Model.Meta.Options.describe")
+	if !ok || !hasEdge(u, "pkg/util.py:tidy", Invokes) {
+		t.Fatalf("describe should still invoke the moved tidy: %+v", u)
+	}
+	if tidy, _ := inc.Unit("pkg/util.py:tidy"); tidy == nil || tidy.Start != 12 {
+		t.Fatalf("tidy should now start at line 12: %+v", tidy)
+	}
+}
+
+func hasEdge(u *Unit, id string, rel Relation) bool {
+	for _, e := range u.Children {
+		if e.ID == id && e.Rel == rel {
+			return true
+		}
+	}
+	return false
+}
+
+func TestCacheCorruptIsRebuilt(t *testing.T) {
+	dir := copyTree(t, filepath.Join("..", "testdata", "index", "pyrepo"))
+	opts := Options{CacheDir: t.TempDir()}
+	want := dump(buildT(t, dir, opts))
+	files, _ := filepath.Glob(filepath.Join(opts.CacheDir, "index-*.bin"))
+	if len(files) != 1 {
+		t.Fatalf("want one cache file in %s, got %v", opts.CacheDir, files)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string][]byte{
+		"garbage":   []byte("not a cache at all"),
+		"truncated": data[:len(data)/2],
+		"bit flip":  flipByte(data, len(data)/3),
+		"empty":     nil,
+	}
+	for name, bad := range cases {
+		t.Run(name, func(t *testing.T) {
+			if err := os.WriteFile(files[0], bad, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ix := buildT(t, dir, opts)
+			if st := ix.Stats(); st.Cache != "cold" {
+				t.Errorf("cache %s after corruption, want cold", st.Cache)
+			}
+			if got := dump(ix); got != want {
+				t.Errorf("index after corruption differs:\n%s", lineDiff(want, got))
+			}
+			if ix := buildT(t, dir, opts); ix.Stats().Cache != "warm" {
+				t.Errorf("cache not rewritten: next build is %s", ix.Stats().Cache)
+			}
+		})
+	}
+}
+
+func flipByte(b []byte, i int) []byte {
+	out := append([]byte(nil), b...)
+	out[i] ^= 0x55
+	return out
+}
+
+func TestDecodeRejectsGarbage(t *testing.T) {
+	for _, data := range [][]byte{nil, []byte(cacheMagic), []byte(cacheMagic + "\x01\x02\x03\x04\x05")} {
+		if _, err := decodeCache(data, DefaultMaxFileSize); err == nil {
+			t.Errorf("decodeCache(%q) accepted garbage", data)
+		}
+	}
+}
+
+// TestCacheLivesInGitDir checks the default location: inside .git, out of
+// every diff, shared by the worktree.
+func TestCacheLivesInGitDir(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := copyTree(t, filepath.Join("..", "testdata", "index", "gorepo"))
+	cmd := exec.Command("git", "init", "-q", dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	buildT(t, dir, Options{})
+	files, _ := filepath.Glob(filepath.Join(dir, ".git", "swe-adept", "index", "index-*.bin"))
+	if len(files) != 1 {
+		t.Fatalf("want the cache under .git/swe-adept/index, found %v", files)
+	}
+	if ix := buildT(t, dir, Options{}); ix.Stats().Cache != "warm" {
+		t.Fatalf("second build is %s, want warm", ix.Stats().Cache)
+	}
+}
+
+func TestFindGitDirFollowsGitFile(t *testing.T) {
+	root := t.TempDir()
+	real := filepath.Join(root, "real.git")
+	wt := filepath.Join(root, "wt", "sub")
+	for _, d := range []string{filepath.Join(real, "worktrees", "wt"), wt} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "wt", ".git"), []byte("gitdir: ../real.git/worktrees/wt\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(real, "worktrees", "wt", "commondir"), []byte("../..\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gd, common, err := findGitDir(wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(real, "worktrees", "wt"); filepath.Clean(gd) != want {
+		t.Errorf("git dir %s, want %s", gd, want)
+	}
+	if common != real {
+		t.Errorf("common dir %s, want %s", common, real)
+	}
+}

@@ -1,0 +1,102 @@
+package index
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// FuzzPythonUnits feeds arbitrary bytes to the Python extractor: it must
+// never panic, every span must lie inside the file, parents must come
+// before their children, every call must sit inside its unit, and ids
+// must be unique.
+func FuzzPythonUnits(f *testing.F) {
+	seeds, _ := filepath.Glob(filepath.Join("..", "testdata", "index", "pyrepo", "*", "*.py"))
+	more, _ := filepath.Glob(filepath.Join("..", "testdata", "index", "pyrepo", "*", "*", "*.py"))
+	for _, p := range append(seeds, more...) {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte("class A(B, metaclass=M):\n  @d\n  def f(self): super().f()\n"))
+	f.Add([]byte("def f(:\n\tpass\n\x00\xff"))
+	f.Add([]byte(strings.Repeat("x = 1\n", 450)))
+	p := newParser()
+	defer p.close()
+	f.Fuzz(func(t *testing.T, src []byte) {
+		rf, err := p.extractFile(context.Background(), pythonLang, "f.py", src, DefaultMaxFileSize)
+		if err != nil {
+			t.Fatalf("extractFile: %v", err)
+		}
+		checkRawFile(t, rf)
+	})
+}
+
+func checkRawFile(t *testing.T, rf *rawFile) {
+	t.Helper()
+	seen := map[string]bool{}
+	for i, u := range rf.Units {
+		if u.Start < 1 || u.End < u.Start || u.End > rf.Lines {
+			t.Fatalf("unit %s spans %d-%d in a file of %d lines", u.Qual, u.Start, u.End, rf.Lines)
+		}
+		if u.Kind == KindChunk && u.End-u.Start+1 > chunkLines {
+			t.Fatalf("chunk %s has %d lines", u.Qual, u.End-u.Start+1)
+		}
+		if seen[u.Qual] {
+			t.Fatalf("duplicate id %s", u.Qual)
+		}
+		seen[u.Qual] = true
+		if u.Parent >= i {
+			t.Fatalf("unit %s has parent %d after it (%d)", u.Qual, u.Parent, i)
+		}
+		if u.Parent >= 0 {
+			p := rf.Units[u.Parent]
+			if u.Start < p.Start || u.End > p.End {
+				t.Fatalf("unit %s (%d-%d) outside its parent %s (%d-%d)", u.Qual, u.Start, u.End, p.Qual, p.Start, p.End)
+			}
+		}
+		for _, c := range u.Calls {
+			if c.Line < u.Start || c.Line > u.End {
+				t.Fatalf("call %s at line %d outside unit %s (%d-%d)", c.Name, c.Line, u.Qual, u.Start, u.End)
+			}
+		}
+	}
+}
+
+// TestSeedsKeepInvariants runs the fuzz checks over the sample repository
+// and the chunking limits without the fuzzer.
+func TestSeedsKeepInvariants(t *testing.T) {
+	p := newParser()
+	defer p.close()
+	inputs := map[string]string{
+		"long module": strings.Repeat("x = 1\n", 450),
+		"long blank":  "import os\n" + strings.Repeat("\n", 300) + "y = 2\n",
+		"empty":       "",
+		"no newline":  "def f(): return g()",
+		"nested":      "def a():\n  def b():\n    class C:\n      def d(self): return b()\n  return b\n",
+		"redefined":   "def f(): pass\ndef f(): pass\nclass K:\n  @property\n  def v(self): pass\n  @v.setter\n  def v(self, x): pass\n",
+	}
+	for name, src := range inputs {
+		t.Run(name, func(t *testing.T) {
+			rf, err := p.extractFile(context.Background(), pythonLang, "f.py", []byte(src), DefaultMaxFileSize)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkRawFile(t, rf)
+		})
+	}
+	rf, _ := p.extractFile(context.Background(), pythonLang, "f.py", []byte(inputs["long module"]), DefaultMaxFileSize)
+	if len(rf.Units) != 3 || rf.Units[2].Start != 401 || rf.Units[2].End != 450 {
+		t.Errorf("450 lines of top-level code should make chunks 1-200, 201-400, 401-450: %+v", rf.Units)
+	}
+	rf, _ = p.extractFile(context.Background(), pythonLang, "f.py", []byte(inputs["redefined"]), DefaultMaxFileSize)
+	var quals []string
+	for _, u := range rf.Units {
+		quals = append(quals, u.Qual)
+	}
+	if got, want := strings.Join(quals, " "), "f f#2 K K.v K.v#2"; got != want {
+		t.Errorf("repeated definitions: ids %q, want %q", got, want)
+	}
+}
