@@ -21,6 +21,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/localize"
 	"github.com/swe-adept/swe-adept/agent/resolve"
+	"github.com/swe-adept/swe-adept/index"
 	"github.com/swe-adept/swe-adept/vcs"
 )
 
@@ -32,6 +33,10 @@ type Options struct {
 	Model         llm.Model // both agents unless one of the next two is set
 	LocalizeModel llm.Model
 	ResolveModel  llm.Model
+	// Localizer picks the localization model once the index exists (the
+	// offline heuristic needs it), when neither LocalizeModel nor Model is
+	// set. The notice, if any, is shown to the engineer.
+	Localizer func(ix *index.Index) (m llm.Model, notice string, err error)
 
 	Approve string   // "ask" (the TUI answers), "auto" or "deny"; "" means auto
 	Allow   []string // extra shell command prefixes that run without asking
@@ -124,7 +129,7 @@ func (r *Run) prepare() error {
 	if r.resolveModel() == nil {
 		return fmt.Errorf("%w for the resolution agent: set OPENAI_API_KEY and --model NAME (or OPENAI_BASE_URL for a local server), or play a transcript with --script-resolve FILE", ErrNoModel)
 	}
-	if r.opts.Locations == nil && r.localizeModel() == nil {
+	if r.opts.Locations == nil && r.localizeModel() == nil && r.opts.Localizer == nil {
 		return fmt.Errorf("%w for the localization agent: use --localize-model heuristic (offline), --script-localize FILE, or a model with OPENAI_API_KEY", ErrNoModel)
 	}
 	r.ID = r.opts.ID

@@ -129,7 +129,11 @@ func (r *Run) locate(ctx context.Context, st *state) error {
 	if err != nil {
 		return err
 	}
-	locs, err := localize.Run(ctx, localize.Config{Index: ix, Model: r.localizeModel(), Bus: r.bus, Gate: r.gate, Issue: r.opts.Issue,
+	model, err := r.localizerFor(ix)
+	if err != nil {
+		return err
+	}
+	locs, err := localize.Run(ctx, localize.Config{Index: ix, Model: model, Bus: r.bus, Gate: r.gate, Issue: r.opts.Issue,
 		MaxIterations: r.opts.LocalizeMaxIterations, MaxTokens: r.opts.MaxTokens, MaxCost: r.opts.MaxCost})
 	if locs != nil {
 		st.locs = locs
@@ -143,6 +147,21 @@ func (r *Run) locate(ctx context.Context, st *state) error {
 		return fmt.Errorf("localization: %w", err)
 	}
 	return nil
+}
+
+// localizerFor is the localization model: given, or picked with the index.
+func (r *Run) localizerFor(ix *index.Index) (llm.Model, error) {
+	if m := r.localizeModel(); m != nil {
+		return m, nil
+	}
+	m, notice, err := r.opts.Localizer(ix)
+	if err != nil {
+		return nil, fmt.Errorf("localization model: %w", err)
+	}
+	if notice != "" {
+		r.emit(event.Event{Type: event.Message, Text: notice})
+	}
+	return m, nil
 }
 
 func (r *Run) index(ctx context.Context, dir string) (*index.Index, error) {

@@ -1,0 +1,270 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/swe-adept/swe-adept/agent/event"
+	"github.com/swe-adept/swe-adept/agent/llm"
+	"github.com/swe-adept/swe-adept/agent/localize"
+	"github.com/swe-adept/swe-adept/agent/resolve"
+	"github.com/swe-adept/swe-adept/agent/run"
+	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/tui"
+)
+
+func init() {
+	register(&command{
+		name:    "run",
+		summary: "resolve an issue: localize it, fix it with hypotheses and checkpoints, save the patch",
+		usage: "--repo DIR --issue FILE|- [--headless] [--approve ask|auto|deny] [--model NAME] [--localize-model heuristic|NAME]\n" +
+			"         [--script-localize FILE --script-resolve FILE] [--locations FILE] [--in-place] [--apply]\n" +
+			"         [--max-iterations N] [--max-cost DOLLARS] [--max-tokens N] [--allow PREFIX]... [--resume ID]",
+		run: func(ctx context.Context, args []string) error { return runRun(ctx, args, os.Stdin, os.Stdout, os.Stderr) },
+	})
+}
+
+type runFlags struct {
+	repo, issue, approve, model, localizeModel string
+	scriptLocalize, scriptResolve, locations   string
+	resume                                     string
+	headless, inPlace, apply                   bool
+	maxIter, maxTokens                         int
+	maxCost                                    float64
+	cmdTimeout, scriptDelay                    time.Duration
+	allow                                      listFlag
+}
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ", ") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+func parseRunFlags(args []string) (runFlags, error) {
+	var f runFlags
+	fs := newFlags("run")
+	fs.StringVar(&f.repo, "repo", ".", "the git repository `dir`")
+	fs.StringVar(&f.issue, "issue", "", "the issue text: a `file`, or - for stdin")
+	fs.BoolVar(&f.headless, "headless", false, "no screen: print events as JSON lines and a summary line")
+	fs.StringVar(&f.approve, "approve", "", "shell commands off the allow-list, reverts and merges: ask (the screen asks), auto or deny; default ask with the screen, auto headless")
+	fs.StringVar(&f.model, "model", "", "model `name` for both agents (OPENAI_API_KEY / OPENAI_BASE_URL; default SWE_ADEPT_MODEL)")
+	fs.StringVar(&f.localizeModel, "localize-model", "", "localization model: heuristic (offline) or a `name`; default --model, or heuristic without a key")
+	fs.StringVar(&f.scriptLocalize, "script-localize", "", "play the localization agent's transcript `file` instead of a model")
+	fs.StringVar(&f.scriptResolve, "script-resolve", "", "play the resolution agent's transcript `file` instead of a model")
+	fs.StringVar(&f.locations, "locations", "", "skip localization: ranked locations from a locations.json or a list `file`")
+	fs.BoolVar(&f.inPlace, "in-place", false, "work in the checkout itself (its uncommitted changes are set aside and restored) instead of a linked worktree")
+	fs.BoolVar(&f.apply, "apply", false, "apply a submitted patch to the checkout as uncommitted changes")
+	fs.IntVar(&f.maxIter, "max-iterations", resolve.DefaultMaxIterations, "resolution model calls")
+	fs.Float64Var(&f.maxCost, "max-cost", 5, "dollars for the whole run (0: no limit; unpriced models are not limited)")
+	fs.IntVar(&f.maxTokens, "max-tokens", 0, "tokens for the whole run (0: no limit)")
+	fs.DurationVar(&f.cmdTimeout, "command-timeout", resolve.DefaultTimeout, "time-out of one shell command")
+	fs.DurationVar(&f.scriptDelay, "script-delay", 0, "pause before each scripted turn, for demos")
+	fs.Var(&f.allow, "allow", "shell command `prefix` that runs without asking, e.g. \"make test\" (repeatable)")
+	fs.StringVar(&f.resume, "resume", "", "continue the interrupted run `id`")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return f, err
+	}
+	if len(pos) > 0 {
+		return f, usagef("unexpected argument %q", pos[0])
+	}
+	if f.approve == "" {
+		f.approve = map[bool]string{true: "auto", false: "ask"}[f.headless]
+	}
+	if _, err := resolve.ParseMode(f.approve); err != nil {
+		return f, usagef("--approve: %v", err)
+	}
+	switch {
+	case f.issue == "" && f.resume == "":
+		return f, usagef("--issue is required: a file with the issue text, or - for stdin")
+	case f.headless && f.approve == "ask":
+		return f, usagef("--approve ask needs the screen; headless runs use --approve auto or deny")
+	}
+	return f, nil
+}
+
+func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	f, err := parseRunFlags(args)
+	if err != nil {
+		return err
+	}
+	opts, err := runOptions(f, stdin)
+	if err != nil {
+		return err
+	}
+	screen := !f.headless && isTerminal(os.Stdout) && isTerminal(os.Stdin)
+	if !f.headless && !screen {
+		fmt.Fprintln(stderr, "swe-adept run: no terminal for the screen; running headless (events as JSON lines)")
+		if opts.Approve == "ask" {
+			opts.Approve = "auto"
+			fmt.Fprintln(stderr, "swe-adept run: nobody can answer approvals without the screen; using --approve auto")
+		}
+	}
+	r, err := run.Start(ctx, opts)
+	if err != nil {
+		return runStartError(err)
+	}
+	if screen {
+		return runScreen(ctx, r, stderr)
+	}
+	return runHeadless(r, stdout)
+}
+
+func runStartError(err error) error {
+	if errors.Is(err, run.ErrEmptyIssue) || errors.Is(err, run.ErrNoModel) {
+		return usagef("%v", err)
+	}
+	return err
+}
+
+// runOptions turns flags into run options: the issue, the locations and the
+// models.
+func runOptions(f runFlags, stdin io.Reader) (run.Options, error) {
+	opts := run.Options{Repo: f.repo, Approve: f.approve, Allow: f.allow, InPlace: f.inPlace, Apply: f.apply,
+		MaxIterations: f.maxIter, MaxCost: f.maxCost, MaxTokens: f.maxTokens, CommandTimeout: f.cmdTimeout, Resume: f.resume}
+	if f.issue != "" && f.resume == "" {
+		issue, err := readIssue(f.issue, stdin)
+		if err != nil {
+			return opts, err
+		}
+		opts.Issue = issue
+	}
+	if f.locations != "" {
+		locs, err := run.LoadLocations(f.locations)
+		if err != nil {
+			return opts, usagef("--locations: %v", err)
+		}
+		opts.Locations = locs
+	}
+	var err error
+	if opts.ResolveModel, err = resolveModel(f); err != nil {
+		return opts, err
+	}
+	switch {
+	case opts.Locations != nil || f.resume != "":
+	case f.scriptLocalize != "":
+		opts.LocalizeModel, err = scriptedModel(f.scriptLocalize, "localize", f.scriptDelay)
+	default:
+		name := nonEmptyStr(f.localizeModel, f.model)
+		opts.Localizer = func(ix *index.Index) (llm.Model, string, error) {
+			return localize.ChooseModel(localize.ModelChoice{Model: name, Index: ix})
+		}
+	}
+	return opts, err
+}
+
+// resolveModel is the resolution agent's model: a script, or an
+// OpenAI-compatible server.
+func resolveModel(f runFlags) (llm.Model, error) {
+	if f.scriptResolve != "" {
+		return scriptedModel(f.scriptResolve, "resolve", f.scriptDelay)
+	}
+	if strings.TrimSpace(os.Getenv("OPENAI_API_KEY")) == "" && strings.TrimSpace(os.Getenv("OPENAI_BASE_URL")) == "" {
+		return nil, usagef("no model configured for the resolution agent: set OPENAI_API_KEY (or OPENAI_BASE_URL for a local server) and --model NAME, " +
+			"or play a transcript with --script-resolve FILE (localization can run offline with --localize-model heuristic)")
+	}
+	cfg := llm.ConfigFromEnv(f.model)
+	if strings.TrimSpace(cfg.Model) == "" {
+		return nil, usagef("no model name: pass --model NAME or set SWE_ADEPT_MODEL")
+	}
+	m, err := llm.NewOpenAI(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("resolution model: %w", err)
+	}
+	return m, nil
+}
+
+func scriptedModel(path, agent string, delay time.Duration) (llm.Model, error) {
+	var s *llm.Script
+	var err error
+	for _, name := range []string{agent, map[string]string{"resolve": "resolution", "localize": "localization"}[agent]} {
+		if s, err = llm.LoadAgentScript(path, name); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		return nil, usagef("--script-%s: %v", agent, err)
+	}
+	return llm.NewScripted(s, llm.WithDelay(delay)), nil
+}
+
+func nonEmptyStr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// runScreen draws the run in the workbench until it ends or the engineer
+// quits (which cancels it), then reports where the patch is.
+func runScreen(ctx context.Context, r *run.Run, stderr io.Writer) error {
+	err := tui.Run(ctx, tui.Options{Events: r.Events(), Gate: r.Gate(), Cancel: r.Cancel, Title: "swe-adept " + r.ID})
+	if err != nil {
+		r.Cancel()
+	}
+	sum, werr := r.Wait()
+	fmt.Fprintf(stderr, "run %s: %s, %d tokens, %s%s\n", sum.ID, sum.Status, sum.Tokens, sum.Cost, patchNote(sum))
+	return errors.Join(err, werr, statusError(sum))
+}
+
+// runHeadless prints every event as a JSON line, then the summary line.
+func runHeadless(r *run.Run, stdout io.Writer) error {
+	enc := json.NewEncoder(stdout)
+	secrets := resolve.SecretValues(os.Environ())
+	for e := range r.Events() {
+		if err := writeEvent(stdout, e, secrets); err != nil {
+			r.Cancel()
+		}
+	}
+	sum, err := r.Wait()
+	line := struct {
+		Type string `json:"type"`
+		run.Summary
+	}{"summary", sum}
+	if eerr := enc.Encode(line); eerr != nil && err == nil {
+		err = eerr
+	}
+	return errors.Join(err, statusError(sum))
+}
+
+func writeEvent(w io.Writer, e event.Event, secrets []string) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, resolve.Scrub(string(b), secrets)+"\n")
+	return err
+}
+
+func patchNote(s run.Summary) string {
+	if s.Patch == "" {
+		return "; no patch"
+	}
+	note := "; patch " + s.Patch
+	if s.Applied {
+		note += " (applied to your checkout)"
+	}
+	return note
+}
+
+// statusError makes a run that did not submit a failed command, with what
+// the engineer can do about it.
+func statusError(s run.Summary) error {
+	switch s.Status {
+	case "submitted":
+		return nil
+	case "cancelled":
+		return fmt.Errorf("run %s cancelled; resume it with: swe-adept run --resume %s", s.ID, s.ID)
+	}
+	if s.Message != "" {
+		return fmt.Errorf("run %s ended with %s: %s", s.ID, s.Status, s.Message)
+	}
+	return fmt.Errorf("run %s ended with %s", s.ID, s.Status)
+}
