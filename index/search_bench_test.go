@@ -14,9 +14,9 @@ import (
 const searchSympyRoot = "/usr/lib/python3/dist-packages/sympy"
 
 var (
-	searchSympyOnce     sync.Once
-	searchSympy *Searcher
-	searchSympyErr      error
+	searchSympyOnce sync.Once
+	searchSympy     *Searcher
+	searchSympyErr  error
 )
 
 // sympySearcherFor indexes the corpus once per test binary (the on-disk cache makes

@@ -13,7 +13,8 @@ import (
 // grouped by their innermost containing unit.
 func (s *Searcher) FindCodeContent(a FindCodeContentArgs) Result {
 	const tool = "find_code_content"
-	q := strings.TrimSpace(a.Content)
+	// Invalid UTF-8 cannot be in a regexp; it matches nothing anyway.
+	q := strings.ToValidUTF8(strings.TrimSpace(a.Content), "\uFFFD")
 	sc, msg := s.scopeOf(a.FilePath)
 	if msg != "" {
 		return failure(tool, q, msg)
@@ -200,13 +201,18 @@ func (s *Searcher) variantForms(ps []posting, key string, partial bool) string {
 // spaces and line breaks in the query matches any run in the source, and
 // space around punctuation is optional.
 func (s *Searcher) snippetSearch(tool, q string, sc scope, keep func(posting) bool) Result {
-	sn := compileSnippet(q)
+	sn, err := compileSnippet(q)
+	if err != nil {
+		return failure(tool, q, fmt.Sprintf("cannot search for %s (%v); search for a shorter part of it.\n", quote(q), err))
+	}
 	ps := s.snippetLines(sn, sn.re, sc, keep)
 	mode := ModeSnippet
 	head := fmt.Sprintf("%s %s: code snippet (whitespace-tolerant)", tool, quote(q))
 	if len(ps) == 0 && (len(sn.idents) > 0 || s.scopeBytes(sc) <= caseFoldScanLimit) {
-		ps = s.snippetLines(sn, regexp.MustCompile("(?i)"+sn.re.String()), sc, keep)
-		head = fmt.Sprintf("%s %s: no exact snippet; matches ignoring case", tool, quote(q))
+		if ci, err := regexp.Compile("(?i)" + sn.re.String()); err == nil {
+			ps = s.snippetLines(sn, ci, sc, keep)
+			head = fmt.Sprintf("%s %s: no exact snippet; matches ignoring case", tool, quote(q))
+		}
 	}
 	if len(ps) == 0 {
 		return Result{Tool: tool, Query: q, Mode: mode, Observation: clip(fmt.Sprintf(
@@ -315,7 +321,7 @@ type snippet struct {
 }
 
 // compileSnippet builds the whitespace-tolerant pattern for a snippet.
-func compileSnippet(q string) snippet {
+func compileSnippet(q string) (snippet, error) {
 	var b strings.Builder
 	sn := snippet{newlines: strings.Count(q, "\n")}
 	prevWord, space := false, false
@@ -366,8 +372,12 @@ func compileSnippet(q string) snippet {
 	if q != "" && isIdentByte(q[len(q)-1]) {
 		expr += `\b`
 	}
-	sn.re = regexp.MustCompile(expr)
-	return sn
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return snippet{}, fmt.Errorf("compile snippet: %w", err)
+	}
+	sn.re = re
+	return sn, nil
 }
 
 // regexLines runs re over the files in scope that contain lit and returns

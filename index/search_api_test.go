@@ -1,0 +1,158 @@
+package index
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sashabaranov/go-openai/jsonschema"
+)
+
+// TestToolSchemas checks the parameter schemas a model is given: names as
+// the paper has them, a description on each, and the required ones.
+func TestToolSchemas(t *testing.T) {
+	want := map[string][]string{
+		ToolFindFile:        nil,
+		ToolFindCodeDef:     {"definition_name"},
+		ToolFindCodeContent: {"content"},
+		ToolFindChildUnit:   {"definition_name", "file_path"},
+	}
+	params := map[string][]string{
+		ToolFindFile:        {"dir_path", "file_name"},
+		ToolFindCodeDef:     {"definition_name", "file_path"},
+		ToolFindCodeContent: {"content", "end_line", "file_path", "start_line"},
+		ToolFindChildUnit:   {"definition_name", "file_path"},
+	}
+	specs := SearchTools()
+	if len(specs) != len(want) {
+		t.Fatalf("%d tools, want %d", len(specs), len(want))
+	}
+	for _, sp := range specs {
+		def, err := jsonschema.GenerateSchemaForType(sp.Args)
+		if err != nil {
+			t.Fatalf("%s schema: %v", sp.Name, err)
+		}
+		if !slices.Equal(def.Required, want[sp.Name]) {
+			t.Errorf("%s required = %v, want %v", sp.Name, def.Required, want[sp.Name])
+		}
+		var names []string
+		for name, p := range def.Properties {
+			names = append(names, name)
+			if p.Description == "" {
+				t.Errorf("%s.%s has no description", sp.Name, name)
+			}
+		}
+		slices.Sort(names)
+		if !slices.Equal(names, params[sp.Name]) {
+			t.Errorf("%s parameters = %v, want %v", sp.Name, names, params[sp.Name])
+		}
+		if sp.Description == "" {
+			t.Errorf("%s has no description", sp.Name)
+		}
+	}
+}
+
+func TestFullCode(t *testing.T) {
+	s := shopSearcher(t)
+	got, err := s.FullCode("shop/orders/models.py:Order.add_line")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "28 |     def add_line(self, sku, quantity, unit_price):\n" +
+		"29 |         line = OrderLine(sku, quantity, unit_price)\n" +
+		"30 |         self.lines.append(line)\n" +
+		"31 |         return line\n"
+	if got != want {
+		t.Errorf("FullCode =\n%s\nwant\n%s", got, want)
+	}
+	if _, err := s.FullCode("shop/orders/models.py:Order.nope"); err == nil {
+		t.Error("FullCode of an unknown id: no error")
+	}
+}
+
+func TestSkeletonAndPreview(t *testing.T) {
+	s := shopSearcher(t)
+	sk := s.Skeleton("shop/payments.py")
+	for _, want := range []string{"10-15 class Gateway:", "  14-15 def send(self, amount, currency):", "18-29 def charge("} {
+		if !strings.Contains(sk, want) {
+			t.Errorf("Skeleton lacks %q:\n%s", want, sk)
+		}
+	}
+	if s.Skeleton("no/such.py") != "" {
+		t.Error("Skeleton of an unknown file is not empty")
+	}
+	u, _ := s.Index().Unit("shop/payments.py:charge")
+	p := s.Preview(u)
+	// Signature, then the two call lines; not the body around them.
+	if !strings.HasPrefix(p, "18 | def charge(") || !strings.Contains(p, "23 |             receipt = gateway.send(") || strings.Contains(p, "21 |") {
+		t.Errorf("Preview of charge:\n%s", p)
+	}
+}
+
+// TestPreviewBudget holds a class with many methods to PreviewLines and a
+// page of many big results to ObservationBudget.
+func TestPreviewBudget(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("class Big:\n")
+	units := []*Unit{{ID: "big.py:Big", Kind: KindClass, Name: "Big", QualName: "Big", Path: "big.py", Start: 1}}
+	for i := range 60 {
+		name := "method_with_a_rather_long_name_" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		line := 2 + 2*i
+		src.WriteString("    def " + name + "(self):\n        return " + strings.Repeat("1 + ", 60) + "1\n")
+		units[0].Children = append(units[0].Children, Edge{ID: "big.py:Big." + name, Rel: Contains, Line: line})
+		units = append(units, &Unit{ID: "big.py:Big." + name, Kind: KindMethod, Name: name, QualName: "Big." + name,
+			Path: "big.py", Start: line, End: line + 1, Parent: "big.py:Big"})
+	}
+	units[0].End = 121
+	f := &File{Path: "big.py", Lang: "python"}
+	for _, u := range units {
+		f.Units = append(f.Units, u.ID)
+	}
+	s := NewSearcher(New("/x", []*File{f}, units, map[string][]byte{"big.py": []byte(src.String())}))
+	for _, r := range []Result{
+		s.FindCodeDef(FindCodeDefArgs{DefinitionName: "Big"}),
+		s.FindCodeDef(FindCodeDefArgs{DefinitionName: "method"}),
+		s.FindCodeDef(FindCodeDefArgs{FilePath: "big.py"}),
+		s.FindCodeContent(FindCodeContentArgs{Content: "return"}),
+		s.FindCodeContent(FindCodeContentArgs{FilePath: "big.py", StartLine: 1, EndLine: 121}),
+		s.FindFile(FindFileArgs{FileName: "big.py"}),
+	} {
+		checkResult(t, r)
+		if r.Mode == ModeRegex && r.More == 0 {
+			t.Errorf("%s %q: 60 matches shown without a 'more' count", r.Tool, r.Query)
+		}
+	}
+}
+
+// TestConcurrentSearches runs every tool from several goroutines on one
+// Searcher (meaningful under -race).
+func TestConcurrentSearches(t *testing.T) {
+	s := NewSearcher(handIndex(t))
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			for _, c := range shopCalls[i%4 : i%4+20] {
+				r := s.Call(c.tool, []byte(c.args))
+				if r.Observation == "" {
+					t.Errorf("%s: empty observation", c.name)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestResultJSON(t *testing.T) {
+	r := shopSearcher(t).FindCodeDef(FindCodeDefArgs{DefinitionName: "charge"})
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"tool":"find_code_def"`, `"mode":"exact"`, `"unit_id":"shop/payments.py:charge"`, `"children":["shop/orders/models.py:Order.total","shop/payments.py:Gateway.send"]`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("JSON lacks %s: %s", want, b)
+		}
+	}
+}
