@@ -26,7 +26,9 @@ func init() {
 		usage: "--repo DIR --issue FILE|- [--headless] [--approve ask|auto|deny] [--model NAME] [--localize-model heuristic|NAME]\n" +
 			"         [--script-localize FILE --script-resolve FILE] [--locations FILE] [--in-place] [--apply]\n" +
 			"         [--max-iterations N] [--max-cost DOLLARS] [--max-tokens N] [--allow PREFIX]... [--resume ID]",
-		run: func(ctx context.Context, args []string) error { return runRun(ctx, args, os.Stdin, os.Stdout, os.Stderr) },
+		run: func(ctx context.Context, args []string) error {
+			return runRun(ctx, args, os.Stdin, os.Stdout, os.Stderr)
+		},
 	})
 }
 

@@ -100,9 +100,6 @@ func Start(ctx context.Context, opts Options) (*Run, error) {
 	}
 	repo, err := vcs.Open(ctx, nonEmpty(opts.Repo, "."))
 	if err != nil {
-		if errors.Is(err, vcs.ErrNotRepository) {
-			return nil, fmt.Errorf("%s is not inside a git repository: run swe-adept in a git checkout (git init and a first commit make one): %w", nonEmpty(opts.Repo, "."), err)
-		}
 		return nil, fmt.Errorf("open repository: %w", err)
 	}
 	r := &Run{opts: opts, mode: mode, repo: repo, gate: event.NewGate(), done: make(chan struct{}), secrets: resolve.SecretValues(os.Environ())}

@@ -152,7 +152,7 @@ func TestStartBadInput(t *testing.T) {
 		opts Options
 		want string
 	}{
-		{"not a repository", Options{Repo: t.TempDir(), Issue: "x", Model: m}, "not inside a git repository"},
+		{"not a repository", Options{Repo: t.TempDir(), Issue: "x", Model: m}, "not a git repository"},
 		{"empty issue", Options{Repo: repo, Issue: "  \n", Model: m}, "issue is empty"},
 		{"no model", Options{Repo: repo, Issue: "x"}, "OPENAI_API_KEY"},
 		{"no localization model", Options{Repo: repo, Issue: "x", ResolveModel: m}, "--localize-model heuristic"},
