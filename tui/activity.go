@@ -29,13 +29,14 @@ type activityPane struct {
 	usage  map[string]event.UsageInfo
 	totals map[string]bool // agents with Usage totals (model replies then stop adding)
 	busy   map[string]string
+	said   map[string]string // each agent's last logged words
 	spin   spinner.Model
 	offset int // lines scrolled up from the bottom
 }
 
 func newActivityPane() activityPane {
 	sp := spinner.New(spinner.WithSpinner(spinner.MiniDot))
-	return activityPane{usage: map[string]event.UsageInfo{}, totals: map[string]bool{}, busy: map[string]string{}, spin: sp}
+	return activityPane{usage: map[string]event.UsageInfo{}, totals: map[string]bool{}, busy: map[string]string{}, said: map[string]string{}, spin: sp}
 }
 
 func (a *activityPane) add(e event.Event, text, style string) {
@@ -119,6 +120,19 @@ func (a *activityPane) view(st Styles, r rect) []string {
 	out := head
 	for _, l := range a.log[start:end] {
 		out = append(out, fit(a.line(st, l), r.w))
+	}
+	return out
+}
+
+// tail is the last n log lines, for the strip under a tab on small screens;
+// the first line carries the busy agents' spinners.
+func (a *activityPane) tail(st Styles, n, w int) []string {
+	var out []string
+	for _, l := range a.log[max(len(a.log)-n, 0):] {
+		out = append(out, fit(" "+a.line(st, l), w))
+	}
+	for len(out) < n {
+		out = append([]string{""}, out...)
 	}
 	return out
 }

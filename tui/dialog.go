@@ -196,7 +196,7 @@ func (d *dialog) headline() string {
 }
 
 // view draws the dialog's body lines for width w and height h.
-func (d *dialog) view(st Styles, k KeyMap, w, h int) []string {
+func (d *dialog) view(st Styles, k KeyMap, md *markdown, w, h int) []string {
 	out := []string{st.DialogTitle.Render("Approval: " + d.headline()), ""}
 	if d.req.Action == "bash" {
 		out = append(out, st.Bold.Render("$ "+d.req.Target), "")
@@ -206,7 +206,7 @@ func (d *dialog) view(st Styles, k KeyMap, w, h int) []string {
 		out = append(out, "")
 	}
 	foot := d.footer(st, k, w)
-	body := d.body(st)
+	body := d.body(st, md, w)
 	room := max(h-len(out)-len(foot), 1)
 	d.scroll = max(min(d.scroll, len(body)-room), 0)
 	end := min(d.scroll+room, len(body))
@@ -221,7 +221,7 @@ func (d *dialog) view(st Styles, k KeyMap, w, h int) []string {
 
 // body is the scrollable part: the location list, the options, or the
 // report and diff of what would change.
-func (d *dialog) body(st Styles) []string {
+func (d *dialog) body(st Styles, md *markdown, w int) []string {
 	var out []string
 	if d.editing() {
 		for i, l := range d.locs {
@@ -238,7 +238,7 @@ func (d *dialog) body(st Styles) []string {
 	}
 	if r := strings.TrimSpace(d.req.Report); r != "" {
 		out = append(out, st.Bold.Render("Compare report"))
-		out = append(out, strings.Split(r, "\n")...)
+		out = append(out, strings.Split(md.render(r, w), "\n")...)
 		out = append(out, "")
 	}
 	if p := strings.TrimSpace(d.req.Diff); p != "" {
@@ -268,8 +268,8 @@ func (d *dialog) footer(st Styles, k KeyMap, w int) []string {
 	}
 	var parts []string
 	for _, b := range k.dialogHelp(d.editing()) {
-		if !d.editing() && key.Matches(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("c")}, b) && len(d.req.Options) == 0 {
-			continue
+		if b.Help() == k.Choose.Help() && len(d.req.Options) == 0 {
+			continue // nothing to choose from
 		}
 		parts = append(parts, st.StatusKey.Render(b.Help().Key)+" "+b.Help().Desc)
 	}

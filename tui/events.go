@@ -83,6 +83,7 @@ func (m *Model) modelReply(e event.Event) {
 	m.act.addUsage(e.Agent, e.Usage)
 	if t := strings.TrimSpace(e.Text); t != "" {
 		m.act.add(e, "“"+t+"”", "")
+		m.act.said[e.Agent] = t
 	}
 }
 
@@ -91,8 +92,10 @@ func (m *Model) toolCall(e event.Event) {
 		return
 	}
 	m.act.busy[e.Agent] = e.Tool.Name
-	if t := strings.TrimSpace(e.Tool.Thought); t != "" {
+	// The loop repeats the reply's text as the call's thought: log it once.
+	if t := strings.TrimSpace(e.Tool.Thought); t != "" && t != m.act.said[e.Agent] {
 		m.act.add(e, "“"+t+"”", "")
+		m.act.said[e.Agent] = t
 	}
 	m.act.add(e, "▸ "+e.Tool.Name+" "+compactArgs(e.Tool.Arguments), "tool")
 }

@@ -31,6 +31,7 @@ type layout struct {
 	grid  bool
 	boxes [paneCount]rect
 	body  rect // the area above the status bar
+	strip int  // tabs: lines of recent activity under the other panes
 }
 
 // gridMin is the smallest terminal that still shows all four panes.
@@ -41,9 +42,13 @@ func computeLayout(w, h int) layout {
 	body := rect{w, h - 1}
 	if w < gridMinW || h < gridMinH {
 		l := layout{body: body}
-		for i := range l.boxes {
-			l.boxes[i] = rect{w, body.h - 1} // one line for the tab bar
+		if body.h >= 18 {
+			l.strip = 3
 		}
+		for i := range l.boxes {
+			l.boxes[i] = rect{w, body.h - 1 - l.strip} // one line for the tab bar
+		}
+		l.boxes[paneActivity].h = body.h - 1
 		return l
 	}
 	topH := body.h * 11 / 20

@@ -42,7 +42,13 @@ func (m *Model) tabView(l layout) string {
 		}
 	}
 	bar := fit(" "+strings.Join(tabs, "  "), m.width)
-	return bar + "\n" + m.paneView(m.focus, l.boxes[m.focus])
+	out := bar + "\n" + m.paneView(m.focus, l.boxes[m.focus])
+	if m.focus != paneActivity && l.strip > 0 {
+		for _, line := range m.act.tail(m.st, l.strip, m.width) {
+			out += "\n" + line
+		}
+	}
+	return out
 }
 
 // paneView draws one pane in its box.
@@ -70,7 +76,11 @@ func (m *Model) dialogView(r rect) string {
 	w := min(r.w, 110)
 	h := min(r.h, max(r.h*4/5, 20))
 	box := rect{w, h}
-	lines := m.dialog.view(m.st, m.keys, box.inner().w, box.inner().h)
+	in := box.inner()
+	lines := m.dialog.view(m.st, m.keys, m.diff.md, in.w-2, in.h)
+	for i, l := range lines {
+		lines[i] = " " + l
+	}
 	drawn := boxStyled(m.st, "Approval needed", lines, box)
 	return lipgloss.Place(r.w, r.h, lipgloss.Center, lipgloss.Center, drawn)
 }
