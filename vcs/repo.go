@@ -11,6 +11,7 @@ import (
 
 	gogit "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Repo is one git working tree: the engineer's checkout or a run's linked
@@ -180,11 +181,27 @@ func (r *Repo) refExists(ctx context.Context, ref string) (bool, error) {
 func (r *Repo) treeOf(hash string) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c, err := r.gg.CommitObject(plumbing.NewHash(hash))
+	c, err := r.commitObject(plumbing.NewHash(hash))
 	if err != nil {
 		return "", fmt.Errorf("read commit %s: %w", hash, err)
 	}
 	return c.TreeHash.String(), nil
+}
+
+// commitObject reads a commit through go-git. go-git lists pack files once,
+// so after the engineer's `git gc` packs objects behind our back it may miss
+// one: reopen and look again before giving up. Callers hold r.mu.
+func (r *Repo) commitObject(h plumbing.Hash) (*object.Commit, error) {
+	c, err := r.gg.CommitObject(h)
+	if !errors.Is(err, plumbing.ErrObjectNotFound) {
+		return c, err
+	}
+	gg, oerr := gogit.PlainOpenWithOptions(r.dir, &gogit.PlainOpenOptions{EnableDotGitCommonDir: true})
+	if oerr != nil {
+		return nil, err
+	}
+	r.gg = gg
+	return r.gg.CommitObject(h)
 }
 
 // Status lists changed paths: staged, unstaged and untracked (not ignored),
@@ -215,8 +232,12 @@ func (r *Repo) IsDirty(ctx context.Context) (bool, error) {
 }
 
 // requireClean returns ErrDirty, naming a few changed paths, unless the
-// working tree is clean.
+// working tree is clean. The cheaper check runs first: it is the common case
+// before every checkout.
 func (r *Repo) requireClean(ctx context.Context) error {
+	if dirty, err := r.IsDirty(ctx); err != nil || !dirty {
+		return err
+	}
 	cs, err := r.Status(ctx)
 	if err != nil {
 		return err

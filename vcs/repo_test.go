@@ -207,3 +207,32 @@ func TestStatusAndResolve(t *testing.T) {
 		}
 	}
 }
+
+// The engineer may run `git gc` while a run holds the repository open; reads
+// through go-git must still find the objects once they are packed.
+func TestReadsSurviveRepack(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	gitT(t, dir, "gc", "-q") // go-git's first read below lists this pack
+	r := openT(t, dir)
+	write(t, dir, "app.py", "before gc\n")
+	c1, err := r.CommitAll(ctx, "loose")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "app.py", "after gc\n")
+	gitT(t, dir, "commit", "-q", "-am", "made by the engineer")
+	gitT(t, dir, "gc", "-q", "--prune=now")
+	c2, err := r.CommitAll(ctx, "") // empty message: refused before any read
+	if err == nil {
+		t.Fatalf("empty message committed %s", c2)
+	}
+	write(t, dir, "app.py", "after gc, again\n")
+	c3, err := r.CommitAll(ctx, "after repack")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parent := strings.TrimSpace(gitT(t, dir, "rev-parse", c3+"^^")); parent != c1 {
+		t.Errorf("grandparent %s, want %s", parent, c1)
+	}
+}

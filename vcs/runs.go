@@ -185,7 +185,7 @@ func GC(ctx context.Context, repo, runID string) ([]string, error) {
 func gcRun(ctx context.Context, co *Repo, r RunInfo) ([]string, error) {
 	var removed []string
 	if r.Worktree != "" {
-		if _, err := co.git(ctx, "worktree", "remove", "--force", r.Worktree); err != nil {
+		if err := removeWorktree(ctx, co, r.Worktree); err != nil {
 			return removed, fmt.Errorf("gc run %s: remove worktree: %w", r.ID, err)
 		}
 		removed = append(removed, r.Worktree)
@@ -230,4 +230,26 @@ func gcKeptError(r RunInfo, kept []string) error {
 	}
 	return fmt.Errorf("gc run %s: kept %s: checked out in a worktree; switch away and run gc again",
 		r.ID, strings.Join(kept, ", "))
+}
+
+// removeWorktree removes one of our worktrees. If its directory is already
+// gone, git refuses, so the administrative entry pointing at it is removed
+// directly (`git worktree prune` would also prune the engineer's entries).
+func removeWorktree(ctx context.Context, co *Repo, dir string) error {
+	if _, err := os.Stat(dir); err == nil {
+		_, err := co.git(ctx, "worktree", "remove", "--force", dir)
+		return err
+	}
+	admin := filepath.Join(co.commonDir, "worktrees")
+	ents, err := os.ReadDir(admin)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		gitdir, err := os.ReadFile(filepath.Join(admin, e.Name(), "gitdir"))
+		if err == nil && strings.TrimSpace(string(gitdir)) == filepath.Join(dir, ".git") {
+			return os.RemoveAll(filepath.Join(admin, e.Name()))
+		}
+	}
+	return fmt.Errorf("no worktree entry for %s", dir)
 }

@@ -254,7 +254,7 @@ func (r *Repo) stashTrees(ref string) (w, itree, utree string, err error) {
 	if err != nil {
 		return "", "", "", fmt.Errorf("nothing set aside on %s: %w", ref, err)
 	}
-	c, err := r.gg.CommitObject(h.Hash())
+	c, err := r.commitObject(h.Hash())
 	if err != nil {
 		return "", "", "", err
 	}
@@ -263,7 +263,7 @@ func (r *Repo) stashTrees(ref string) (w, itree, utree string, err error) {
 	}
 	trees := []string{c.TreeHash.String()}
 	for _, p := range c.ParentHashes[1:] {
-		pc, err := r.gg.CommitObject(p)
+		pc, err := r.commitObject(p)
 		if err != nil {
 			return "", "", "", err
 		}

@@ -256,3 +256,30 @@ func TestOpenWorkspaceErrors(t *testing.T) {
 		t.Errorf("in place on an empty repo: %v", err)
 	}
 }
+
+func TestGCWorktreeDeletedByHand(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	mine := filepath.Join(t.TempDir(), "gone-too")
+	gitT(t, dir, "worktree", "add", "-q", "--detach", mine)
+	if err := os.RemoveAll(mine); err != nil { // the engineer's stale entry: not ours to prune
+		t.Fatal(err)
+	}
+	ws, err := OpenWorkspace(ctx, dir, "r9", Mode{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(ws.Dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := GC(ctx, dir, ""); err != nil {
+		t.Fatal(err)
+	}
+	list := gitT(t, dir, "worktree", "list", "--porcelain")
+	if strings.Contains(list, "r9") || !strings.Contains(list, "gone-too") {
+		t.Errorf("worktree list after GC:\n%s", list)
+	}
+}
