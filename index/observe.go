@@ -131,12 +131,20 @@ func (s *Searcher) numbered(fi int32, head, body []int, limit int) string {
 		if len(t) >= indent {
 			t = t[indent:]
 		}
-		fmt.Fprintf(&b, "%*d | %s\n", width, l, clipLine(t))
+		b.WriteString(numberedLine(width, l, clipLine(t)))
 	}
 	if cut > 0 {
 		fmt.Fprintf(&b, "%*s | ... (%d more lines)\n", width, "", cut)
 	}
 	return b.String()
+}
+
+// numberedLine is one source line as the tools show it: "  42 | text".
+func numberedLine(width, n int, text string) string {
+	if text == "" {
+		return fmt.Sprintf("%*d |\n", width, n)
+	}
+	return fmt.Sprintf("%*d | %s\n", width, n, text)
 }
 
 func lastOr(xs []int, def int) int {
@@ -321,7 +329,7 @@ func (s *Searcher) FullCode(id string) (string, error) {
 	width := len(fmt.Sprint(end))
 	var b strings.Builder
 	for l := max(u.Start, 1); l <= end; l++ {
-		fmt.Fprintf(&b, "%*d | %s\n", width, l, s.lineText(fi, l))
+		b.WriteString(numberedLine(width, l, s.lineText(fi, l)))
 	}
 	return b.String(), nil
 }

@@ -144,7 +144,7 @@ func (s *Searcher) showSpan(tool string, fi int32, lo, hi int) Result {
 		footer = fmt.Sprintf("(span cut at line %d; continue with start_line=%d)\n", hi, hi+1)
 	}
 	for l := lo; l <= hi; l++ {
-		line := fmt.Sprintf("%*d | %s\n", width, l, clipLine(s.lineText(fi, l)))
+		line := numberedLine(width, l, clipLine(s.lineText(fi, l)))
 		if b.Len()+len(line)+len(footer)+60 > ObservationBudget {
 			footer = fmt.Sprintf("(span cut at line %d to fit the budget; continue with start_line=%d)\n", l-1, l)
 			break
