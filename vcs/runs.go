@@ -51,7 +51,8 @@ func ListRuns(ctx context.Context, repo string) ([]RunInfo, error) {
 	for id, dir := range wts {
 		get(id).Worktree = dir
 	}
-	if err := readRefs(ctx, co, get); err != nil {
+	known := func(id string) bool { return runs[id] != nil }
+	if err := readRefs(ctx, co, get, known); err != nil {
 		return nil, err
 	}
 	out := make([]RunInfo, 0, len(runs))
@@ -113,14 +114,18 @@ func worktrees(ctx context.Context, co *Repo) (map[string]string, map[string]boo
 	return runs, checkedOut, nil
 }
 
-func readRefs(ctx context.Context, co *Repo, get func(string) *RunInfo) error {
+func readRefs(ctx context.Context, co *Repo, get func(string) *RunInfo, known func(string) bool) error {
 	out, err := co.git(ctx, "for-each-ref", "--format=%(refname)", "refs/heads/"+branchPrefix, "refs/swe-adept/")
 	if err != nil {
 		return fmt.Errorf("list run refs: %w", err)
 	}
+	var flat []string
 	for _, ref := range strings.Split(out, "\n") {
 		id, isBranch := refRun(ref)
 		if id == "" {
+			if rest, ok := strings.CutPrefix(ref, StashRefPrefix); ok && !strings.Contains(rest, "/") {
+				flat = append(flat, ref)
+			}
 			continue
 		}
 		r := get(id)
@@ -130,15 +135,38 @@ func readRefs(ctx context.Context, co *Repo, get func(string) *RunInfo) error {
 			r.Refs = append(r.Refs, ref)
 		}
 	}
+	// Set-aside names of the form "<run>-<name>" belong to the longest
+	// known run id they start with.
+	for _, ref := range flat {
+		rest := strings.TrimPrefix(ref, StashRefPrefix)
+		best := ""
+		for i := strings.IndexByte(rest, '-'); i > 0; i = nextDash(rest, i) {
+			if known(rest[:i]) {
+				best = rest[:i]
+			}
+		}
+		if best != "" {
+			get(best).Refs = append(get(best).Refs, ref)
+		}
+	}
 	return nil
 }
 
-// refRun maps one of our refs to its run id.
+func nextDash(s string, i int) int {
+	j := strings.IndexByte(s[i+1:], '-')
+	if j < 0 {
+		return -1
+	}
+	return i + 1 + j
+}
+
+// refRun maps one of our refs to its run id: refs/heads/swe-adept/<run>/…,
+// refs/swe-adept/runs/<run>/…, refs/swe-adept/stash/<run>/….
 func refRun(ref string) (id string, branch bool) {
 	for _, p := range []string{"refs/heads/" + branchPrefix, runRefPrefix, StashRefPrefix} {
 		if rest, ok := strings.CutPrefix(ref, p); ok {
-			id, _, _ = strings.Cut(rest, "/")
-			if validRunID(id) != nil {
+			id, _, nested := strings.Cut(rest, "/")
+			if !nested || validRunID(id) != nil {
 				return "", false
 			}
 			return id, p == "refs/heads/"+branchPrefix

@@ -80,7 +80,7 @@ func validRunID(id string) error {
 func (w *Workspace) BranchName(name string) string { return branchPrefix + w.RunID + "/" + name }
 
 // StashName is the PutAside/Restore name for set-aside changes of this run,
-// so that GC finds them.
+// so that GC finds them ("<run>-<name>" is recognised too).
 func (w *Workspace) StashName(name string) string { return w.RunID + "/" + name }
 
 // OpenWorkspace prepares a run in the repository containing repo. See Mode.
@@ -188,6 +188,36 @@ func (w *Workspace) openInPlace(ctx context.Context) error {
 		return fmt.Errorf("stage the starting state: %w", err)
 	}
 	return w.save()
+}
+
+// ReopenWorkspace continues an earlier run that worked in its own worktree
+// (after a crash or a stop). The run counts as unfinished until Close again,
+// so GC of finished runs leaves it alone.
+func ReopenWorkspace(ctx context.Context, repo, runID string) (*Workspace, error) {
+	if err := validRunID(runID); err != nil {
+		return nil, err
+	}
+	co, err := Open(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(statePath(co, runID))
+	if err != nil {
+		return nil, fmt.Errorf("reopen run %s: no such run in %s", runID, co.dir)
+	}
+	w := &Workspace{RunID: runID, checkout: co}
+	if err := json.Unmarshal(data, &w.st); err != nil {
+		return nil, fmt.Errorf("reopen run %s: %w", runID, err)
+	}
+	if w.st.InPlace {
+		return nil, fmt.Errorf("reopen run %s: it worked in the checkout itself, which was put back; start a new run", runID)
+	}
+	if w.Repo, err = Open(ctx, w.st.Dir); err != nil {
+		return nil, fmt.Errorf("reopen run %s: its worktree %s is gone (removed by gc?): %w", runID, w.st.Dir, err)
+	}
+	w.Dir, w.Original = w.Repo.dir, w.st.Original
+	w.st.Finished = false
+	return w, w.save()
 }
 
 // pinOriginal keeps the starting commit reachable (snapshots have no branch).

@@ -151,6 +151,10 @@ func TestListRunsAndGCRemoveOnlyOurs(t *testing.T) {
 		t.Fatal(err)
 	}
 	agentWork(t, done)
+	if saved, err := done.Repo.PutAside(ctx, "done-before-x"); err != nil || saved == "" {
+		t.Fatalf("PutAside = %q, %v", saved, err)
+	}
+	gitT(t, dir, "update-ref", StashRefPrefix+"unattributed-x", "HEAD")
 	if err := done.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +192,7 @@ func TestListRunsAndGCRemoveOnlyOurs(t *testing.T) {
 	}
 	refsAfter := gitT(t, dir, "for-each-ref", "--format=%(refname)")
 	for _, ref := range strings.Fields(refsBefore) {
-		ours := strings.Contains(ref, "/done/") || strings.HasSuffix(ref, "/done")
+		ours := strings.Contains(ref, "/done/") || strings.Contains(ref, "/done-")
 		if gone := !strings.Contains(refsAfter, ref+"\n"); gone != ours {
 			t.Errorf("ref %s: removed=%v, ours=%v", ref, gone, ours)
 		}
@@ -209,6 +213,9 @@ func TestListRunsAndGCRemoveOnlyOurs(t *testing.T) {
 
 	if _, err := GC(ctx, dir, "active"); err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(gitT(t, dir, "for-each-ref"), "unattributed-x") {
+		t.Error("GC removed a ref no run owns")
 	}
 	if runs, err := ListRuns(ctx, dir); err != nil || len(runs) != 0 {
 		t.Errorf("ListRuns after GC of all = %+v, %v", runs, err)
@@ -281,5 +288,39 @@ func TestGCWorktreeDeletedByHand(t *testing.T) {
 	list := gitT(t, dir, "worktree", "list", "--porcelain")
 	if strings.Contains(list, "r9") || !strings.Contains(list, "gone-too") {
 		t.Errorf("worktree list after GC:\n%s", list)
+	}
+}
+
+func TestReopenWorkspace(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	ws, err := OpenWorkspace(ctx, dir, "r5", Mode{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.Repo.CreateBranchAt(ctx, ws.BranchName("h1"), ws.Original); err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	again, err := ReopenWorkspace(ctx, dir, "r5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Dir != ws.Dir || again.Original != ws.Original {
+		t.Errorf("reopened %s at %s, want %s at %s", again.Dir, again.Original, ws.Dir, ws.Original)
+	}
+	if h, err := again.Repo.Head(ctx); err != nil || h.Branch != "swe-adept/r5/h1" {
+		t.Errorf("reopened head = %+v, %v", h, err)
+	}
+	if removed, err := GC(ctx, dir, ""); err != nil || len(removed) != 0 {
+		t.Errorf("GC of finished runs removed %v (%v) from a reopened run", removed, err)
+	}
+	if err := again.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReopenWorkspace(ctx, dir, "nope"); err == nil {
+		t.Error("reopened a run that never existed")
 	}
 }
