@@ -58,6 +58,7 @@ type diffPane struct {
 	vp     viewport.Model
 	byKey  map[string]event.DiffInfo
 	latest string // key of the newest diff
+	final  string // key of the newest final patch
 	shown  diffContent
 	follow bool // show each new diff as it arrives
 	width  int
@@ -79,6 +80,9 @@ func (d *diffPane) add(info event.DiffInfo) {
 	d.latest = info.Label
 	if d.latest == "" {
 		d.latest = info.To
+	}
+	if strings.Contains(strings.ToLower(info.Label), "final") {
+		d.final = d.latest
 	}
 	if d.follow {
 		d.showDiff(info)
@@ -163,13 +167,9 @@ func (d *diffPane) hypothesisDiff(h event.Hypothesis, original string) (event.Di
 }
 
 // final is the final patch, whose label says so.
-func (d *diffPane) final() (event.DiffInfo, bool) {
-	for _, info := range d.byKey {
-		if strings.Contains(strings.ToLower(info.Label), "final") {
-			return info, true
-		}
-	}
-	return event.DiffInfo{}, false
+func (d *diffPane) finalPatch() (event.DiffInfo, bool) {
+	info, ok := d.byKey[d.final]
+	return info, ok && d.final != ""
 }
 
 // containsWord reports whether w occurs in s not as part of a longer word.

@@ -109,6 +109,12 @@ func (m *Model) toolResult(e event.Event) {
 	if s == "" {
 		s = firstLine(e.Tool.Observation)
 	}
+	if e.Tool.Name == "bash" {
+		// A command's verdict is its last line: "OK", "FAILED (failures=2)".
+		if last := lastOutputLine(e.Tool.Observation); last != "" && !strings.Contains(s, last) {
+			s += " → " + last
+		}
+	}
 	style := ""
 	if e.Tool.Failed {
 		style = "fail"
@@ -225,4 +231,17 @@ func compactArgs(s string) string {
 		s = s[:157] + "…"
 	}
 	return s
+}
+
+// lastOutputLine is a command's last line of output, skipping the exit
+// status the shell tool appends.
+func lastOutputLine(obs string) string {
+	lines := strings.Split(strings.TrimSpace(obs), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if l != "" && !strings.HasPrefix(l, "[exit status") {
+			return l
+		}
+	}
+	return ""
 }

@@ -239,7 +239,7 @@ func (m *Model) showFinal() {
 	if m.run.done != nil {
 		report = m.run.done.Report
 	}
-	patch, _ := m.diff.final()
+	patch, _ := m.diff.finalPatch()
 	if report == "" && patch.Patch == "" {
 		return
 	}

@@ -71,6 +71,9 @@ func New(opts Options) *Model {
 		tree: newTreePane(), hyps: newHypPane(), diff: newDiffPane(opts.Styles, md), act: newActivityPane(),
 		answered: map[string]bool{}, note: note, help: help.New(),
 	}
+	for _, n := range opts.Notices {
+		m.act.add(event.Event{Agent: event.Runtime}, n, "note")
+	}
 	m.resize(80, 24)
 	return m
 }

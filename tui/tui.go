@@ -29,6 +29,9 @@ type Options struct {
 	Cancel func()             // stops the run; called once on quit
 	Title  string             // shown in the status bar
 	Replay bool               // events come from a saved run: no approvals, no clock
+	// Notices are shown first in the activity log: what the engineer should
+	// know before the run's own events (a missing tool, a fallback model).
+	Notices []string
 
 	Keys   KeyMap // zero: DefaultKeyMap
 	Styles Styles // zero: DefaultStyles

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"time"
+
+	"github.com/swe-adept/swe-adept/agent/llm"
+	"github.com/swe-adept/swe-adept/agent/run"
+	"github.com/swe-adept/swe-adept/demo"
+	"github.com/swe-adept/swe-adept/tui"
+)
+
+func init() {
+	register(&command{
+		name:    "demo",
+		summary: "watch both agents fix a bug in a bundled sample repository (scripted model: no API key, no network)",
+		usage:   "[--speed 1.0] [--approve ask|auto|deny] [--headless] [--dir DIR]",
+		run: func(ctx context.Context, args []string) error {
+			return runDemo(ctx, args, os.Stdout, os.Stderr)
+		},
+	})
+}
+
+// demoTurn is the pause before each scripted model turn at speed 1: slow
+// enough to follow the search tree and the hypotheses as they change.
+const demoTurn = 1200 * time.Millisecond
+
+type demoFlags struct {
+	speed    float64
+	approve  string
+	headless bool
+	dir      string
+}
+
+func parseDemoFlags(args []string) (demoFlags, error) {
+	var f demoFlags
+	fs := newFlags("demo")
+	fs.Float64Var(&f.speed, "speed", 1, "playback speed of the scripted model: 2 is twice as fast, 0 as fast as possible")
+	fs.StringVar(&f.approve, "approve", "", "reverts, merges and shell commands: ask (the screen asks you), auto or deny; default ask with the screen, auto headless")
+	fs.BoolVar(&f.headless, "headless", false, "no screen: print the events as JSON lines and a summary line")
+	fs.StringVar(&f.dir, "dir", "", "where to create the sample repository (an empty or new `dir`); default a new temporary directory")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return f, err
+	}
+	if len(pos) > 0 {
+		return f, usagef("unexpected argument %q", pos[0])
+	}
+	if f.speed < 0 || math.IsNaN(f.speed) || math.IsInf(f.speed, 0) {
+		return f, usagef("--speed %v: want 0 (as fast as possible) or more", f.speed)
+	}
+	if f.approve == "" {
+		f.approve = "ask"
+		if f.headless {
+			f.approve = "auto"
+		}
+	}
+	switch f.approve {
+	case "ask":
+		if f.headless {
+			return f, usagef("--headless has no screen to ask on: use --approve auto or deny")
+		}
+	case "auto", "deny":
+	default:
+		return f, usagef("--approve %q: want ask, auto or deny", f.approve)
+	}
+	return f, nil
+}
+
+// turnDelay is the pause before each scripted turn at the given speed.
+func turnDelay(speed float64) time.Duration {
+	if speed == 0 {
+		return 0
+	}
+	return time.Duration(float64(demoTurn) / speed)
+}
+
+func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseDemoFlags(args)
+	if err != nil {
+		return err
+	}
+	dir, err := demoDir(f.dir)
+	if err != nil {
+		return err
+	}
+	if err := demo.Setup(ctx, dir); err != nil {
+		return err
+	}
+	notices := demoNotices(dir)
+	if f.headless {
+		for _, n := range notices {
+			fmt.Fprintln(stderr, n)
+		}
+	}
+	r, err := startDemo(ctx, f, dir)
+	if err != nil {
+		return err
+	}
+	if f.headless {
+		return runHeadless(r, stdout)
+	}
+	return demoScreen(ctx, r, notices, dir, stderr)
+}
+
+func demoDir(dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	d, err := os.MkdirTemp("", "swe-adept-demo-")
+	if err != nil {
+		return "", fmt.Errorf("demo: %w", err)
+	}
+	return d, nil
+}
+
+// demoNotices is what the engineer should know before the run starts.
+func demoNotices(dir string) []string {
+	out := []string{"demo: sample repository at " + dir}
+	if _, ok := demo.Python(); !ok {
+		out = append(out, "demo: python3 was not found, so the sample's tests cannot run: the demo goes on, and its test steps report that python3 is missing")
+	}
+	return out
+}
+
+func startDemo(ctx context.Context, f demoFlags, dir string) (*run.Run, error) {
+	loc, res, err := demo.Scripts()
+	if err != nil {
+		return nil, err
+	}
+	d := turnDelay(f.speed)
+	r, err := run.Start(ctx, run.Options{
+		Repo:          dir,
+		Issue:         demo.Issue(),
+		LocalizeModel: llm.NewScripted(loc, llm.WithDelay(d)),
+		ResolveModel:  llm.NewScripted(res, llm.WithDelay(d)),
+		Approve:       f.approve,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("demo: %w", err)
+	}
+	return r, nil
+}
+
+// demoScreen shows the run in the workbench, then says where to look.
+func demoScreen(ctx context.Context, r *run.Run, notices []string, dir string, stderr io.Writer) error {
+	err := tui.Run(ctx, tui.Options{Events: r.Events(), Gate: r.Gate(), Cancel: r.Cancel, Title: "swe-adept demo", Notices: notices})
+	if err != nil {
+		r.Cancel()
+	}
+	sum, werr := r.Wait()
+	fmt.Fprintf(stderr, "demo run %s: %s%s\nthe sample repository is at %s\n", sum.ID, sum.Status, patchNote(sum), dir)
+	return errors.Join(err, werr, statusError(sum))
+}
