@@ -44,12 +44,12 @@ func TestDemoRun(t *testing.T) {
 	m.Update(press("2"))
 	view := m.View()
 	for _, want := range []string{
-		"[v] h2",             // the successful hypothesis
-		"merged",             // ... merged as the solution
-		"[!] h1",             // the surface fix that failed
-		"✗ dead end",         // the DFS backtracked
-		"★1",                 // the final ranking
-		"done: submitted",    // the run's status
+		"[v] h2",          // the successful hypothesis
+		"merged",          // ... merged as the solution
+		"[!] h1",          // the surface fix that failed
+		"✗ dead end",      // the DFS backtracked
+		"★1",              // the final ranking
+		"done: submitted", // the run's status
 		"shop/money.py:round_cents",
 	} {
 		if !strings.Contains(view, want) {
