@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/swe-adept/swe-adept/agent/event"
@@ -45,6 +46,8 @@ func (r *Run) editLocations(ctx context.Context, st *state) error {
 	return st.locs.Save(filepath.Join(r.Dir, LocationsFile))
 }
 
+var listMarker = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+`)
+
 // ParseLocations reads an engineer's list: one location per line, a
 // function as path:Qualified.name, a file as its path. Files of listed
 // functions are added after the listed files.
@@ -57,7 +60,7 @@ func ParseLocations(text string) (files, functions []string) {
 		}
 	}
 	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "-*0123456789.) "))
+		line = strings.TrimSpace(listMarker.ReplaceAllString(line, ""))
 		if line == "" {
 			continue
 		}

@@ -246,3 +246,52 @@ func TestRunCancelAndResume(t *testing.T) {
 		t.Errorf("resuming a submitted run: %v", err)
 	}
 }
+
+// TestRunModes: in place, with --apply, and stopped by the iteration limit.
+func TestRunModes(t *testing.T) {
+	needPython(t)
+	tests := []struct {
+		name     string
+		opts     Options
+		status   string
+		patchHas string
+		fixed    bool // the checkout's own tests pass afterwards
+		applied  bool
+	}{
+		{"in place", Options{InPlace: true}, "submitted", "percent / 100", false, false},
+		{"in place with apply", Options{InPlace: true, Apply: true}, "submitted", "percent / 100", true, true},
+		{"worktree with apply", Options{Apply: true}, "submitted", "percent / 100", true, true},
+		{"iteration limit keeps the work so far", Options{MaxIterations: 9, Apply: true}, "exit_iterations", "ValueError", false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			repo, readme := sampleRepo(t)
+			opts := tt.opts
+			opts.Repo, opts.Issue, opts.Approve = repo, readIssue(t), "auto"
+			opts.LocalizeModel, opts.ResolveModel = script(t, "localize.json"), script(t, "resolve.json")
+			r, err := Start(context.Background(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum, err := r.Wait()
+			if err != nil || sum.Status != tt.status {
+				t.Fatalf("status %s err %v: %s", sum.Status, err, sum.Message)
+			}
+			if patch := string(must(os.ReadFile(filepath.Join(r.Dir, PatchFile)))); !strings.Contains(patch, tt.patchHas) || strings.Contains(patch, "reproduce.py") {
+				t.Errorf("patch:\n%s", patch)
+			}
+			if ok, out := unittest(t, repo); ok != tt.fixed {
+				t.Errorf("checkout tests pass=%v, want %v\n%s", ok, tt.fixed, out)
+			}
+			if sum.Applied != tt.applied {
+				t.Errorf("applied %v, want %v (%s)", sum.Applied, tt.applied, sum.Message)
+			}
+			if got := must(os.ReadFile(filepath.Join(repo, "README.md"))); !bytes.Equal(got, readme) {
+				t.Errorf("README changed:\n%s", got)
+			}
+			if b := strings.TrimSpace(git(t, repo, "branch", "--show-current")); b != "main" {
+				t.Errorf("checkout on %q, want main", b)
+			}
+		})
+	}
+}
