@@ -19,12 +19,15 @@ var (
 	searchSympyErr  error
 )
 
-// sympySearcherFor indexes the corpus once per test binary (the on-disk cache makes
-// later runs fast) and builds its searcher with the content postings.
-func sympySearcherFor(b *testing.B) *Searcher {
+// sympySearcherFor is the corpus searcher for benchmarks.
+func sympySearcherFor(b *testing.B) *Searcher { return sympyCorpus(b) }
+
+// sympyCorpus indexes the corpus once per test binary (the on-disk cache
+// makes later runs fast) and builds its searcher with the content postings.
+func sympyCorpus(b testing.TB) *Searcher {
 	b.Helper()
 	if _, err := os.Stat(searchSympyRoot); err != nil {
-		b.Skipf("benchmark corpus %s is absent: apt-get install -y python3-sympy", searchSympyRoot)
+		b.Skipf("corpus %s is absent: apt-get install -y python3-sympy", searchSympyRoot)
 	}
 	searchSympyOnce.Do(func() {
 		ix, err := Build(context.Background(), searchSympyRoot, Options{})

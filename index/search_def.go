@@ -67,6 +67,11 @@ func (s *Searcher) fuzzyDef(tool, q string, sc scope) Result {
 		keys = s.fileKeys(fq, sc.file)
 	} else {
 		keys = s.names.fuzzy(fq, 60)
+		if strings.Contains(fq, ".") {
+			// The leading part may be a module or a wrong class: the
+			// last name alone competes too.
+			keys = mergeScored(keys, s.names.fuzzy(lastPart(fq), 60), &s.names)
+		}
 	}
 	keep := keys[:0]
 	floor := minFuzzyScore
@@ -91,6 +96,22 @@ func (s *Searcher) fuzzyDef(tool, q string, sc scope) Result {
 	}
 	head := fmt.Sprintf("%s %s: no exact or regex match; closest names (fuzzy: trigram + Jaro-Winkler + LCS similarity)", tool, quote(q))
 	return s.unitResultMore(tool, q, ModeFuzzy, scores, ids, head, 0)
+}
+
+// mergeScored unions two rankings, keeping each key's better score.
+func mergeScored(a, b []scoredKey, t *nameTable) []scoredKey {
+	best := map[int32]float64{}
+	for _, k := range append(a, b...) {
+		if sc, ok := best[k.key]; !ok || k.score > sc {
+			best[k.key] = k.score
+		}
+	}
+	out := make([]scoredKey, 0, len(best))
+	for k, sc := range best {
+		out = append(out, scoredKey{k, sc})
+	}
+	sortScored(out, t)
+	return out
 }
 
 // minFuzzyScore drops candidates too unlike the query to be worth a line;
@@ -191,8 +212,15 @@ func (s *Searcher) exactUnits(q string, sc scope) []int32 {
 	if k, ok := s.names.byKey[q]; ok {
 		out = append(out, s.inScope(s.names.units[k], sc)...)
 	}
-	if len(out) == 0 && strings.Contains(q, ".") {
-		out = s.byDotted(q, sc)
+	// A module path may start above the indexed root ("sympy.core.x" when
+	// the root is sympy/ itself): drop leading parts while a dotted name
+	// is left.
+	for d := q; len(out) == 0 && strings.Contains(d, "."); {
+		out = s.byDotted(d, sc)
+		d = d[strings.Index(d, ".")+1:]
+		if !strings.Contains(d, ".") {
+			break
+		}
 	}
 	s.rankUnits(out)
 	return out

@@ -56,6 +56,16 @@ func buildNameTable(units []*Unit) nameTable {
 // (costlier) similarity score.
 const fuzzyCandidates = 300
 
+// caseBonus lifts a candidate whose last name part matches the query's
+// exactly, case included.
+const (
+	caseBonus  = 0.02
+	caseWeight = 0.03
+)
+
+// lastPart is what follows the last dot of a dotted name.
+func lastPart(name string) string { return name[strings.LastIndex(name, ".")+1:] }
+
 // scoredKey is a name key with its similarity to the query.
 type scoredKey struct {
 	key   int32
@@ -84,8 +94,17 @@ func (t *nameTable) fuzzy(query string, limit int) []scoredKey {
 	touched = topByCount(touched, counts, fuzzyCandidates)
 	out := make([]scoredKey, 0, len(touched))
 	qs := string(q)
+	last := lastPart(query)
 	for _, k := range touched {
-		out = append(out, scoredKey{k, FuzzyScore(qs, t.lower[k])})
+		// Mostly case-blind; the case-aware part breaks ties like
+		// Symbol vs SYMBOL for "Symbl".
+		sc := (1-caseWeight)*FuzzyScore(qs, t.lower[k]) + caseWeight*JaroWinkler(query, t.keys[k])
+		if lastPart(t.keys[k]) == last {
+			// Same spelling, case included, of the final name: Symbol
+			// over SYMBOL for "Symbol", which lower-casing ties.
+			sc = min(1, sc+caseBonus)
+		}
+		out = append(out, scoredKey{k, sc})
 	}
 	sortScored(out, t)
 	if len(out) > limit {
