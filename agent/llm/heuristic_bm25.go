@@ -3,6 +3,7 @@ package llm
 import (
 	"math"
 	"sort"
+	"strings"
 )
 
 // bm25 is Okapi BM25 over a fixed set of token lists. It is small on
@@ -107,6 +108,38 @@ func queryBag(tokens []string) map[string]float64 {
 	out := make(map[string]float64, len(n))
 	for t, c := range n {
 		out[t] = 1 + math.Log(float64(c))
+	}
+	return out
+}
+
+// codeWeight is how much a token of a code block (a reproduction script, a
+// log) counts against one of the prose, which says what is wrong.
+const codeWeight = 0.5
+
+// issueBag is the issue's query: prose tokens in full, code-block tokens
+// at codeWeight, numbers left out (they match line numbers and constants).
+func issueBag(issue string) map[string]float64 {
+	var prose, code []string
+	last := 0
+	for _, m := range reFence.FindAllStringIndex(issue, -1) {
+		prose = append(prose, identTokens(issue[last:m[0]])...)
+		code = append(code, identTokens(issue[m[0]:m[1]])...)
+		last = m[1]
+	}
+	prose = append(prose, identTokens(issue[last:])...)
+	q := queryBag(dropNumbers(prose))
+	for t, w := range queryBag(dropNumbers(code)) {
+		q[t] += codeWeight * w
+	}
+	return q
+}
+
+func dropNumbers(toks []string) []string {
+	out := toks[:0:0]
+	for _, t := range toks {
+		if strings.TrimLeft(t, "0123456789") != "" {
+			out = append(out, t)
+		}
 	}
 	return out
 }

@@ -113,3 +113,12 @@ func (c *corpus) top(query map[string]float64, k int) []string {
 	}
 	return out
 }
+
+// BM25Units ranks every code unit of ix against the issue text with plain
+// BM25 (the same tokens, stemming and unit documents the heuristic
+// localizer uses) and returns the k best unit ids, best first. It is the
+// baseline the heuristic localizer is measured against.
+func BM25Units(ix *index.Index, issue string, k int) []string {
+	c := newCorpus(ix)
+	return c.top(queryBag(identTokens(issue)), k)
+}

@@ -97,7 +97,7 @@ func ExtractEntryPoints(issue string) []EntryPoint {
 	}
 	prose = blank(prose, fences)
 	c.quoted(prose)
-	c.words(prose)
+	c.words(prose, false)
 	return c.sorted()
 }
 
@@ -204,7 +204,7 @@ func (c *collector) codeBlock(code string, base int) {
 			}
 		}
 	}
-	c.words(code)
+	c.words(code, true)
 }
 
 func (c *collector) quoted(prose string) {
@@ -240,13 +240,20 @@ func (c *collector) quotedText(s string, pos int) {
 	}
 }
 
-func (c *collector) words(text string) {
+// words takes names from running text. In code (a reproduction script),
+// a dotted name is mostly a variable's attribute (cart.total), weaker
+// than a dotted path written in prose, so it counts as code.
+func (c *collector) words(text string, inCode bool) {
+	dotted := EntryDotted
+	if inCode {
+		dotted = EntryCode
+	}
 	for _, m := range reFileName.FindAllStringSubmatchIndex(text, -1) {
 		c.add(text[m[2]:m[3]], EntryFile, m[2])
 	}
 	for _, m := range reDotted.FindAllStringIndex(text, -1) {
 		if s := text[m[0]:m[1]]; isDotted(s) && !looksLikeFile(s) && !isURLPart(text, m[0]) {
-			c.add(s, EntryDotted, m[0])
+			c.add(s, dotted, m[0])
 		}
 	}
 	for _, m := range reCamel.FindAllStringIndex(text, -1) {

@@ -12,13 +12,14 @@ import (
 // being named by the issue, appearing in its traceback, and being reached
 // along a followed path add to it.
 const (
-	wName      = 1.0 / 3 // times the naming entry point's weight
-	wFrame     = 0.8     // divided by the frame number (innermost 1)
-	wOpened    = 0.15    // units the search opened rather than only listed
-	wDepth     = 0.05    // per level below an entry point
-	classScale = 0.8     // classes rank below the methods that do the work
-	testScale  = 0.3     // tests rank below the code under test
-	maxRanked  = 10
+	wName         = 1.0 / 3 // times the naming entry point's weight
+	wFrame        = 0.8     // divided by the frame number (innermost 1)
+	wOpened       = 0.15    // units the search opened rather than only listed
+	wDepth        = 0.05    // per level below an entry point
+	codeNameScale = 0.5     // a name used in a reproduction script, not written in prose
+	classScale    = 0.8     // classes rank below the methods that do the work
+	testScale     = 0.3     // tests rank below the code under test
+	maxRanked     = 10
 )
 
 // candidate is a unit or file with its final score and why.
@@ -38,7 +39,11 @@ func (st *hstate) nameBonus(u *index.Unit) float64 {
 		}
 		t := e.Text
 		if t == u.Name || t == u.QualName || strings.HasSuffix(t, "."+u.QualName) {
-			best = max(best, e.Weight*wName)
+			w := e.Weight * wName
+			if e.Kind == EntryCode {
+				w *= codeNameScale
+			}
+			best = max(best, w)
 		}
 	}
 	return best

@@ -64,7 +64,7 @@ func newHState(h *Heuristic, issue string, budget int) *hstate {
 // issueQuery is the issue's token bag, with the names of strong entry
 // points counted again so the code the issue names outweighs its prose.
 func (st *hstate) issueQuery() map[string]float64 {
-	q := queryBag(identTokens(st.issue))
+	q := issueBag(st.issue)
 	for _, e := range st.entries {
 		if e.Weight < kindWeight[EntryCode] {
 			continue

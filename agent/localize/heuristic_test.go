@@ -1,0 +1,109 @@
+package localize
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/swe-adept/swe-adept/agent/event"
+	"github.com/swe-adept/swe-adept/agent/llm"
+)
+
+// TestHeuristicEndToEnd drives the offline localizer through the real loop,
+// tools and filter stages on the sample repository.
+func TestHeuristicEndToEnd(t *testing.T) {
+	ix, s := sample(t)
+	loc, evs, err := runWith(t, llm.NewHeuristic(ix, s), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loc.Status != "submitted" {
+		t.Errorf("status %q", loc.Status)
+	}
+	if len(loc.Functions) == 0 || loc.Functions[0] != "shop/money.py:round_money" {
+		t.Errorf("functions %v: round_money should rank first", loc.Functions)
+	}
+	if len(loc.Files) == 0 || loc.Files[0] != "shop/money.py" {
+		t.Errorf("files %v: money.py should rank first", loc.Files)
+	}
+	// The heuristic follows Cart.total's dependency path to the bottom.
+	if n := node(t, loc, "shop/money.py:round_money"); n.Depth == 0 && loc.MaxDepth < 2 {
+		t.Errorf("max depth %d, round_money at %+v", loc.MaxDepth, n)
+	}
+	if loc.ToolCalls[ToolFinishSearch] != 1 || loc.ToolCalls[ToolFindChildUnit] == 0 {
+		t.Errorf("tool calls %v", loc.ToolCalls)
+	}
+	for _, f := range loc.Functions {
+		if strings.HasPrefix(f, "tests/") {
+			t.Errorf("a test ranked: %v", loc.Functions)
+		}
+	}
+	var calls, results int
+	for _, e := range evs {
+		switch e.Type {
+		case event.ToolCall:
+			calls++
+		case event.ToolResult:
+			results++
+			if e.Tool.Failed {
+				t.Errorf("heuristic call failed: %s %s: %s", e.Tool.Name, e.Tool.Arguments, e.Tool.Observation)
+			}
+		}
+	}
+	if calls == 0 || calls != results {
+		t.Errorf("%d tool calls, %d results", calls, results)
+	}
+	checkGolden(t, "heuristic", loc)
+}
+
+// TestHeuristicRespectsIterationLimit: with a small budget the heuristic
+// is cut off by the loop and the filter stages still rank.
+func TestHeuristicRespectsIterationLimit(t *testing.T) {
+	ix, s := sample(t)
+	loc, _, err := runWith(t, llm.NewHeuristic(ix, s), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(loc.Status, "exit_iterations") && loc.Status != "submitted" {
+		t.Errorf("status %q", loc.Status)
+	}
+	if loc.Iterations > 2 || len(loc.Functions) == 0 {
+		t.Errorf("iterations %d, functions %v", loc.Iterations, loc.Functions)
+	}
+}
+
+func TestChooseModel(t *testing.T) {
+	ix, s := sample(t)
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	tests := []struct {
+		name       string
+		choice     ModelChoice
+		wantName   string
+		wantNotice string
+		wantErr    bool
+	}{
+		{"script", ModelChoice{Script: "../../testdata/localize/script.json"}, "scripted-localizer", "", false},
+		{"missing script", ModelChoice{Script: "nope.json"}, "", "", true},
+		{"no key", ModelChoice{Index: ix, Searcher: s, Getenv: env(nil)}, "heuristic", NoKeyNotice, false},
+		{"no key, model named", ModelChoice{Model: "gpt-x", Index: ix, Getenv: env(nil)}, "heuristic", NoKeyNotice, false},
+		{"asked for", ModelChoice{Model: "heuristic", Index: ix, Getenv: env(map[string]string{"OPENAI_API_KEY": "k"})}, "heuristic", "", false},
+		{"openai", ModelChoice{Model: "gpt-x", Getenv: env(map[string]string{"OPENAI_API_KEY": "k"})}, "gpt-x", "", false},
+		{"openai from env", ModelChoice{Getenv: env(map[string]string{"OPENAI_API_KEY": "k", "SWE_ADEPT_MODEL": "m2"})}, "m2", "", false},
+		{"local server", ModelChoice{Model: "llama", Getenv: env(map[string]string{"OPENAI_BASE_URL": "http://localhost:1/v1"})}, "llama", "", false},
+		{"key but no model", ModelChoice{Getenv: env(map[string]string{"OPENAI_API_KEY": "k"})}, "", "", true},
+		{"heuristic without index", ModelChoice{Model: "heuristic", Getenv: env(nil)}, "", "", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, notice, err := ChooseModel(tc.choice)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("err %v, want error %v", err, tc.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			if m.Name() != tc.wantName || notice != tc.wantNotice {
+				t.Errorf("got %s %q, want %s %q", m.Name(), notice, tc.wantName, tc.wantNotice)
+			}
+		})
+	}
+}

@@ -1,0 +1,82 @@
+package localize
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/swe-adept/swe-adept/agent/event"
+)
+
+func TestTreeEdges(t *testing.T) {
+	var emitted []event.Node
+	tr := newTree(func(n event.Node) { emitted = append(emitted, n) })
+	tr.addRoot("a.py:A", "class", "class A:\n  body", "find_code_def A", []string{"a.py:A.run", "b.py:helper"})
+	tr.addRoot("b.py:helper", "function", "def helper():", "find_code_def helper", nil)
+	tr.addChild("a.py:A.run", "method", "def run(self):", "a.py:A.run", []string{"c.py:deep"})
+	tr.addChild("c.py:deep", "function", "def deep():", "c.py:deep", []string{"a.py:A"})
+	// helper was a root hit; opened from A's preview it moves under A.
+	tr.addChild("b.py:helper", "function", "def helper():", "b.py:helper", nil)
+	// A is listed by deep, but moving A under its own descendant would be a cycle.
+	tr.addChild("a.py:A", "class", "class A:", "a.py:A", nil)
+	// An id no preview listed becomes a root.
+	tr.addChild("d.py:guess", "function", "def guess():", "d.py:guess", nil)
+
+	want := map[string]struct {
+		parent string
+		depth  int
+	}{
+		"a.py:A":      {"", 0},
+		"a.py:A.run":  {"a.py:A", 1},
+		"c.py:deep":   {"a.py:A.run", 2},
+		"b.py:helper": {"a.py:A", 1},
+		"d.py:guess":  {"", 0},
+	}
+	nodes := tr.Nodes()
+	if len(nodes) != len(want) {
+		t.Fatalf("%d nodes, want %d: %+v", len(nodes), len(want), nodes)
+	}
+	for _, n := range nodes {
+		w := want[n.ID]
+		if n.Parent != w.parent || n.Depth != w.depth {
+			t.Errorf("%s: parent %q depth %d, want %q %d", n.ID, n.Parent, n.Depth, w.parent, w.depth)
+		}
+	}
+	if nodes[0].Preview != "class A:" {
+		t.Errorf("preview %q should be the first line", nodes[0].Preview)
+	}
+	if g := nodes[4]; g.Query != "d.py:guess" {
+		t.Errorf("guessed root keeps its query: %+v", g)
+	}
+	if tr.MaxDepth() != 2 {
+		t.Errorf("max depth %d", tr.MaxDepth())
+	}
+	before := len(emitted)
+	tr.markDeadEnds(func(id string) bool { return id == "c.py:deep" })
+	dead := map[string]bool{}
+	for _, n := range tr.Nodes() {
+		dead[n.ID] = n.DeadEnd
+	}
+	wantDead := map[string]bool{"a.py:A": false, "a.py:A.run": false, "c.py:deep": false, "b.py:helper": true, "d.py:guess": true}
+	for id, d := range wantDead {
+		if dead[id] != d {
+			t.Errorf("%s dead %v, want %v", id, dead[id], d)
+		}
+	}
+	if len(emitted)-before != 2 {
+		t.Errorf("%d node updates for 2 dead ends", len(emitted)-before)
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	long := strings.Repeat("x", 150)
+	tests := map[string]string{
+		"\n\n  def f(a):\n    pass": "def f(a):",
+		"":                          "",
+		long:                        strings.Repeat("x", 99) + "…",
+	}
+	for in, want := range tests {
+		if got := oneLine(in); got != want {
+			t.Errorf("oneLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
