@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/swe-adept/swe-adept/agent/event"
+)
+
+const runSample = "testdata/run"
+
+// sampleCheckout makes a git repository of the sample package.
+func sampleCheckout(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	cp := exec.Command("cp", "-r", filepath.Join(runSample, "inventory")+"/.", dir)
+	if out, err := cp.CombinedOutput(); err != nil {
+		t.Fatalf("copy sample: %v\n%s", err, out)
+	}
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "sample"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
+}
+
+func TestRunCommandBadInput(t *testing.T) {
+	repo := sampleCheckout(t)
+	issue := filepath.Join(runSample, "issue.md")
+	empty := filepath.Join(t.TempDir(), "empty.md")
+	if err := os.WriteFile(empty, []byte(" \n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	tests := []struct {
+		name  string
+		args  []string
+		usage bool
+		want  string
+	}{
+		{"no issue", []string{"--repo", repo, "--headless"}, true, "--issue is required"},
+		{"empty issue", []string{"--repo", repo, "--issue", empty, "--headless"}, true, "is empty"},
+		{"no model", []string{"--repo", repo, "--issue", issue, "--headless"}, true, "set OPENAI_API_KEY"},
+		{"ask without a screen", []string{"--repo", repo, "--issue", issue, "--headless", "--approve", "ask"}, true, "needs the screen"},
+		{"bad approve", []string{"--repo", repo, "--issue", issue, "--approve", "maybe"}, true, "want ask, auto or deny"},
+		{"not a repository", []string{"--repo", t.TempDir(), "--issue", issue, "--headless", "--script-resolve", filepath.Join(runSample, "resolve.json")}, false, "not a git repository"},
+		{"bad script", []string{"--repo", repo, "--issue", issue, "--headless", "--script-resolve", issue}, true, "--script-resolve"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			err := runRun(context.Background(), tt.args, strings.NewReader(""), &out, &errb)
+			var ue usageError
+			if err == nil || !strings.Contains(err.Error(), tt.want) || errors.As(err, &ue) != tt.usage {
+				t.Errorf("err %v (usage %v), want %q (usage %v)", err, errors.As(err, &ue), tt.want, tt.usage)
+			}
+		})
+	}
+	cmd := exec.Command("git", "status", "--porcelain")
+	cmd.Dir = repo
+	if st, _ := cmd.Output(); len(st) != 0 {
+		t.Errorf("bad input changed the checkout: %s", st)
+	}
+}
+
+func TestRunCommandHeadless(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed: the sample's scripted run needs it")
+	}
+	repo := sampleCheckout(t)
+	issue, err := os.ReadFile(filepath.Join(runSample, "issue.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	err = runRun(context.Background(), []string{"--repo", repo, "--issue", "-", "--headless",
+		"--script-localize", filepath.Join(runSample, "localize.json"), "--script-resolve", filepath.Join(runSample, "resolve.json")},
+		bytes.NewReader(issue), &out, &errb)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	var first event.Event
+	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil || first.Type != event.RunStarted {
+		t.Errorf("first line %q: %v", lines[0], err)
+	}
+	var sum struct {
+		Type, Status, Cost, Patch string
+		Tokens                    int
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Type != "summary" || sum.Status != "submitted" || sum.Tokens == 0 || sum.Cost == "" || sum.Patch == "" {
+		t.Errorf("summary line %s", lines[len(lines)-1])
+	}
+	var listed bytes.Buffer
+	if err := runRuns(context.Background(), []string{"--repo", repo}, &listed); err != nil || !strings.Contains(listed.String(), "submitted") {
+		t.Errorf("runs: %v\n%s", err, listed.String())
+	}
+	var gc bytes.Buffer
+	if err := runGC(context.Background(), []string{"--repo", repo, "--all"}, &gc); err != nil || !strings.Contains(gc.String(), "removed") {
+		t.Errorf("gc: %v\n%s", err, gc.String())
+	}
+	if err := runGC(context.Background(), []string{"--repo", repo}, &gc); err == nil {
+		t.Error("gc without --all or an id succeeded")
+	}
+}
