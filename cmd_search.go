@@ -15,7 +15,9 @@ func init() {
 		name:    "search",
 		summary: "run one localization search tool by hand and print what the model would see",
 		usage:   "--repo DIR file|def|content|child [NAME] [--file PATH] [--dir D] [--start N --end M] [--json]",
-		run:     runSearch,
+		run: func(ctx context.Context, args []string) error {
+			return runSearch(ctx, os.Stdout, args)
+		},
 	})
 }
 
@@ -26,7 +28,9 @@ type searchFlags struct {
 	asJSON          bool
 }
 
-func runSearch(ctx context.Context, args []string) error {
+// runSearch indexes the repository, runs one tool and prints exactly the
+// observation the localization agent would see (or the Result as JSON).
+func runSearch(ctx context.Context, w io.Writer, args []string) error {
 	fs := newFlags("search")
 	var f searchFlags
 	fs.StringVar(&f.repo, "repo", ".", "repository to index and search")
@@ -57,7 +61,7 @@ func runSearch(ctx context.Context, args []string) error {
 		return fmt.Errorf("search %s: %w", f.repo, err)
 	}
 	res := runTool(index.NewSearcher(ix), tool, query, f)
-	return printResult(os.Stdout, res, f.asJSON)
+	return printResult(w, res, f.asJSON)
 }
 
 func checkSearchTool(tool string) error {
