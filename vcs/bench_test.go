@@ -222,7 +222,8 @@ func BenchmarkCheckpointVsCLI(b *testing.B) {
 	ctx := context.Background()
 	cliDir, vcsDir := corpusRepo(b), corpusRepo(b)
 	r := openT(b, vcsDir)
-	var cli, ours timings
+	ws := benchWorkspace(b)
+	var cli, ours, inWT timings
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		touch(b, cliDir, i)
@@ -236,10 +237,34 @@ func BenchmarkCheckpointVsCLI(b *testing.B) {
 				b.Fatal(err)
 			}
 		})
+		touch(b, ws.Dir, i)
+		inWT.time(func() {
+			if _, err := ws.Repo.CommitAll(ctx, "step"); err != nil {
+				b.Fatal(err)
+			}
+		})
 	}
 	cli.report(b, "cli-median-ms")
 	ours.report(b, "vcs-median-ms")
+	inWT.report(b, "vcs-worktree-median-ms")
 	b.ReportMetric(ours.medianMS()/cli.medianMS(), "vcs/cli")
+	b.ReportMetric(inWT.medianMS()/cli.medianMS(), "vcs-worktree/cli")
+}
+
+// benchWorkspace opens a run's worktree on a fresh corpus clone, the place
+// where a run's checkpoints and checkouts actually happen.
+func benchWorkspace(b *testing.B) *Workspace {
+	b.Helper()
+	ws, err := OpenWorkspace(context.Background(), corpusRepo(b), fmt.Sprintf("bench%d", benchRun.Add(1)), Mode{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	time.Sleep(1100 * time.Millisecond) // settle the new index, as corpusRepo does
+	gitT(b, ws.Dir, "update-index", "-q", "--refresh")
+	if _, err := ws.Repo.IsDirty(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	return ws
 }
 
 // BenchmarkCheckout: create a branch at another commit and check it out,
@@ -283,6 +308,26 @@ func BenchmarkCheckout(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			ts.time(func() {
 				if err := r.CreateBranchAt(ctx, fmt.Sprintf("b%d", i), at[i%2]); err != nil {
+					b.Fatal(err)
+				}
+			})
+		}
+		ts.report(b, "median-ms")
+	})
+	b.Run("vcs-worktree-CreateBranchAt", func(b *testing.B) {
+		ws := benchWorkspace(b)
+		first := ws.Original
+		touch(b, ws.Dir, 0)
+		second, err := ws.Repo.CommitAll(ctx, "second")
+		if err != nil {
+			b.Fatal(err)
+		}
+		at := [2]string{first, second}
+		var ts timings
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			ts.time(func() {
+				if err := ws.Repo.CreateBranchAt(ctx, fmt.Sprintf("b%d", i), at[i%2]); err != nil {
 					b.Fatal(err)
 				}
 			})
@@ -397,6 +442,18 @@ func BenchmarkStatus(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			ts.time(func() {
 				if _, err := r.IsDirty(ctx); err != nil {
+					b.Fatal(err)
+				}
+			})
+		}
+		ts.report(b, "median-ms")
+	})
+	b.Run("vcs-worktree-IsDirty", func(b *testing.B) {
+		ws := benchWorkspace(b)
+		var ts timings
+		for i := 0; i < b.N; i++ {
+			ts.time(func() {
+				if _, err := ws.Repo.IsDirty(ctx); err != nil {
 					b.Fatal(err)
 				}
 			})

@@ -50,7 +50,7 @@ func (r *Repo) commitTree(ctx context.Context, tree, msg string, parents ...stri
 	args = append(args, "-F", "-")
 	// As `git commit --cleanup=whitespace` would store it.
 	msg = strings.TrimSpace(msg) + "\n"
-	out, err := gitCmd{dir: r.dir, args: args, stdin: []byte(msg), ident: r.identity(ctx)}.run(ctx)
+	out, err := gitCmd{dir: r.dir, args: args, stdin: []byte(msg), config: r.identity(ctx)}.run(ctx)
 	if err != nil {
 		return "", fmt.Errorf("commit tree: %w", err)
 	}

@@ -75,11 +75,11 @@ func gitEnv() []string {
 
 // gitCmd describes one git invocation.
 type gitCmd struct {
-	dir   string
-	args  []string
-	env   []string // extra KEY=VALUE pairs, e.g. GIT_INDEX_FILE
-	stdin []byte
-	ident []string // -c user.* defaults when no identity is configured
+	dir    string
+	args   []string
+	env    []string // extra KEY=VALUE pairs, e.g. GIT_INDEX_FILE
+	stdin  []byte
+	config []string // extra -c settings: identity defaults, the untracked cache
 }
 
 // gitError carries git's own words, which usually say what to do.
@@ -108,9 +108,9 @@ func exitCode(err error) int {
 
 // run executes git and returns its stdout.
 func (c gitCmd) run(ctx context.Context) ([]byte, error) {
-	args := make([]string, 0, len(configOverrides)+len(c.ident)+len(c.args))
+	args := make([]string, 0, len(configOverrides)+len(c.config)+len(c.args))
 	args = append(args, configOverrides...)
-	args = append(args, c.ident...)
+	args = append(args, c.config...)
 	args = append(args, c.args...)
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = c.dir

@@ -30,6 +30,12 @@ type Repo struct {
 
 	identOnce sync.Once
 	ident     []string
+
+	// config is passed to every scanning command. A run's own worktree
+	// keeps git's untracked cache (core.untrackedCache), which halves the
+	// cost of status and add -A there; the engineer's checkout is left as
+	// they configured it.
+	config []string
 }
 
 // Head is the checked-out commit.
@@ -98,10 +104,11 @@ func (r *Repo) Dir() string { return r.dir }
 // CommonDir is the git directory shared by all worktrees (usually <repo>/.git).
 func (r *Repo) CommonDir() string { return r.commonDir }
 
-func (r *Repo) cmd(args ...string) gitCmd { return gitCmd{dir: r.dir, args: args} }
+func (r *Repo) cmd(args ...string) gitCmd { return gitCmd{dir: r.dir, args: args, config: r.config} }
 
 func (r *Repo) git(ctx context.Context, args ...string) (string, error) {
-	return git(ctx, r.dir, args...)
+	out, err := r.cmd(args...).run(ctx)
+	return strings.TrimSpace(string(out)), err
 }
 
 // Head reports the checked-out commit and branch.

@@ -51,7 +51,7 @@ func (r *Repo) snapshotTree(ctx context.Context, addArgs ...string) (string, err
 	}
 	defer cleanup()
 	args := append([]string{"add"}, addArgs...)
-	if _, err := (gitCmd{dir: r.dir, args: args, env: env}).run(ctx); err != nil {
+	if _, err := (gitCmd{dir: r.dir, args: args, env: env, config: r.config}).run(ctx); err != nil {
 		return "", fmt.Errorf("snapshot working tree: %w", err)
 	}
 	return r.writeTree(ctx, env...)

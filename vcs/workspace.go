@@ -38,6 +38,7 @@ type Workspace struct {
 	checkout *Repo // the engineer's checkout
 	mu       sync.Mutex
 	st       runState
+	detached bool // in place: HEAD was moved off the engineer's branch
 }
 
 // runState is what survives the process: enough for ListRuns, GC and a
@@ -66,6 +67,12 @@ const (
 	closeTimeout  = 2 * time.Minute        // Close runs even after cancellation
 	zeroHash      = "0000000000000000000000000000000000000000"
 )
+
+// testHookAfterDetach lets a test cancel an in-place open at its most
+// delicate point.
+var testHookAfterDetach func()
+
+var untrackedCache = []string{"-c", "core.untrackedCache=true"}
 
 var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
@@ -102,9 +109,31 @@ func OpenWorkspace(ctx context.Context, repo, runID string, mode Mode) (*Workspa
 		err = w.openWorktree(ctx)
 	}
 	if err != nil {
+		if aerr := w.abortOpen(ctx); aerr != nil {
+			err = errors.Join(err, aerr)
+		}
 		return nil, fmt.Errorf("open workspace for run %s: %w", runID, err)
 	}
 	return w, nil
+}
+
+// abortOpen undoes a half-opened workspace, even on a cancelled context: an
+// in-place checkout whose HEAD was already moved is put back, and the run is
+// marked finished so GC can clear what was created.
+func (w *Workspace) abortOpen(ctx context.Context) error {
+	if w.st.ID == "" {
+		return nil // failed before anything was recorded
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
+	defer cancel()
+	var err error
+	if w.detached {
+		err = w.restoreCheckout(ctx)
+	} else {
+		w.st.Restored = true // the checkout was never changed
+	}
+	w.st.Finished = err == nil
+	return errors.Join(err, w.save())
 }
 
 func checkNewRun(ctx context.Context, co *Repo, runID string) error {
@@ -126,18 +155,23 @@ func (w *Workspace) openWorktree(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	dir := filepath.Join(co.commonDir, filepath.FromSlash(worktreesDir), w.RunID)
+	w.st = runState{ID: w.RunID, Dir: dir, Original: snap, Started: time.Now().UTC()}
+	if err := w.save(); err != nil {
+		return err
+	}
 	if err := w.pinOriginal(ctx, snap); err != nil {
 		return err
 	}
-	dir := filepath.Join(co.commonDir, filepath.FromSlash(worktreesDir), w.RunID)
 	if _, err := co.git(ctx, "worktree", "add", "--detach", dir, snap); err != nil {
 		return fmt.Errorf("create worktree: %w", err)
 	}
 	if w.Repo, err = Open(ctx, dir); err != nil {
 		return err
 	}
+	w.Repo.config = untrackedCache
 	w.Dir, w.Original = w.Repo.dir, snap
-	w.st = runState{ID: w.RunID, Dir: w.Dir, Original: snap, Started: time.Now().UTC()}
+	w.st.Dir = w.Dir
 	return w.save()
 }
 
@@ -184,6 +218,10 @@ func (w *Workspace) openInPlace(ctx context.Context) error {
 	if _, err := co.git(ctx, "update-ref", "--no-deref", "-m", "swe-adept: start run "+w.RunID, "HEAD", w.Original); err != nil {
 		return fmt.Errorf("detach HEAD: %w", err)
 	}
+	w.detached = true
+	if testHookAfterDetach != nil {
+		testHookAfterDetach()
+	}
 	if _, err := co.git(ctx, "reset", "-q", "--mixed", w.Original); err != nil {
 		return fmt.Errorf("stage the starting state: %w", err)
 	}
@@ -215,6 +253,7 @@ func ReopenWorkspace(ctx context.Context, repo, runID string) (*Workspace, error
 	if w.Repo, err = Open(ctx, w.st.Dir); err != nil {
 		return nil, fmt.Errorf("reopen run %s: its worktree %s is gone (removed by gc?): %w", runID, w.st.Dir, err)
 	}
+	w.Repo.config = untrackedCache
 	w.Dir, w.Original = w.Repo.dir, w.st.Original
 	w.st.Finished = false
 	return w, w.save()

@@ -324,3 +324,21 @@ func TestReopenWorkspace(t *testing.T) {
 		t.Error("reopened a run that never existed")
 	}
 }
+
+func TestInPlaceOpenCancelledMidwayPutsCheckoutBack(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir := newRepo(t)
+	makeDirty(t, dir)
+	before := stateOf(t, dir)
+	testHookAfterDetach = cancel
+	defer func() { testHookAfterDetach = nil }()
+	if _, err := OpenWorkspace(ctx, dir, "r7", Mode{InPlace: true}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("OpenWorkspace = %v, want context.Canceled", err)
+	}
+	diffState(t, before, stateOf(t, dir))
+	runs, err := ListRuns(context.Background(), dir)
+	if err != nil || len(runs) != 1 || !runs[0].Finished || runs[0].Pending != "" {
+		t.Errorf("ListRuns = %+v, %v; want one finished run with nothing pending", runs, err)
+	}
+}
