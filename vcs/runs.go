@@ -99,11 +99,11 @@ func worktrees(ctx context.Context, co *Repo) (map[string]string, map[string]boo
 	if err != nil {
 		return nil, nil, fmt.Errorf("list worktrees: %w", err)
 	}
-	ours := filepath.Join(co.commonDir, filepath.FromSlash(worktreesDir)) + string(filepath.Separator)
+	ours := realPath(filepath.Join(co.commonDir, filepath.FromSlash(worktreesDir))) + string(filepath.Separator)
 	runs, checkedOut := map[string]string{}, map[string]bool{}
 	for _, line := range strings.Split(string(out), "\x00") {
 		if dir, ok := strings.CutPrefix(line, "worktree "); ok {
-			if rest, ok := strings.CutPrefix(dir, ours); ok && validRunID(rest) == nil {
+			if rest, ok := strings.CutPrefix(realPath(dir), ours); ok && validRunID(rest) == nil {
 				runs[rest] = dir
 			}
 		}
@@ -280,4 +280,13 @@ func removeWorktree(ctx context.Context, co *Repo, dir string) error {
 		}
 	}
 	return fmt.Errorf("no worktree entry for %s", dir)
+}
+
+// realPath resolves symlinks (e.g. /tmp on macOS) so paths git prints and
+// paths we compute compare equal; a missing path is compared as given.
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
 }

@@ -342,3 +342,33 @@ func TestInPlaceOpenCancelledMidwayPutsCheckoutBack(t *testing.T) {
 		t.Errorf("ListRuns = %+v, %v; want one finished run with nothing pending", runs, err)
 	}
 }
+
+// A run's worktree keeps git's untracked cache; the engineer's index is not
+// given one.
+func TestUntrackedCacheOnlyInRunWorktree(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	ws, err := OpenWorkspace(ctx, dir, "r8", Mode{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ws.Repo.IsDirty(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := openT(t, dir).IsDirty(ctx); err != nil {
+		t.Fatal(err)
+	}
+	hasUNTR := func(index string) bool {
+		b, err := os.ReadFile(index)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Contains(string(b), "UNTR")
+	}
+	if !hasUNTR(filepath.Join(ws.Repo.gitDir, "index")) {
+		t.Error("run worktree index has no untracked cache")
+	}
+	if hasUNTR(filepath.Join(dir, ".git", "index")) {
+		t.Error("the engineer's index was given an untracked cache")
+	}
+}
