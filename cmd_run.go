@@ -207,10 +207,15 @@ func nonEmptyStr(a, b string) string {
 // runScreen draws the run in the workbench until it ends or the engineer
 // quits (which cancels it), then reports where the patch is.
 func runScreen(ctx context.Context, r *run.Run, stderr io.Writer) error {
-	err := tui.Run(ctx, tui.Options{Events: r.Events(), Gate: r.Gate(), Cancel: r.Cancel, Title: "swe-adept " + r.ID})
+	events := r.Events()
+	err := tui.Run(ctx, tui.Options{Events: events, Gate: r.Gate(), Cancel: r.Cancel, Title: "swe-adept " + r.ID})
 	if err != nil {
 		r.Cancel()
 	}
+	go func() { // the screen is gone; keep the run from blocking on its events
+		for range events {
+		}
+	}()
 	sum, werr := r.Wait()
 	fmt.Fprintf(stderr, "run %s: %s, %d tokens, %s%s\n", sum.ID, sum.Status, sum.Tokens, sum.Cost, patchNote(sum))
 	return errors.Join(err, werr, statusError(sum))

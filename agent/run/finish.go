@@ -56,7 +56,7 @@ func (r *Run) finish(parent context.Context, st *state, runErr error) {
 	r.mu.Lock()
 	r.summary = *sum
 	if runErr != nil && !errors.Is(runErr, context.Canceled) {
-		r.err = runErr
+		r.err = scrubErr(runErr, r.secrets)
 	}
 	r.mu.Unlock()
 }

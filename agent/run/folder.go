@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -147,19 +149,69 @@ func LoadMeta(runDir string) (*Meta, error) {
 }
 
 // scrubWriter removes secrets from everything written to events.jsonl. The
-// bus writes one whole line per call, so a secret is never split.
+// bus writes one whole line per call, so a secret is never split. A resumed
+// run's bus numbers from 1 again; offset continues the file's numbering.
 type scrubWriter struct {
 	mu      sync.Mutex
 	w       io.Writer
 	secrets []string
+	offset  int
 }
 
 func (s *scrubWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	clean := resolve.Scrub(string(p), s.secrets)
+	if s.offset > 0 {
+		clean = renumber(clean, s.offset)
+	}
 	if _, err := io.WriteString(s.w, clean); err != nil {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// renumber adds offset to the seq of one JSON event line, which encoding/json
+// always writes first.
+func renumber(line string, offset int) string {
+	const prefix = `{"seq":`
+	rest, ok := strings.CutPrefix(line, prefix)
+	if !ok {
+		return line
+	}
+	end := strings.IndexByte(rest, ',')
+	if end < 0 {
+		return line
+	}
+	n, err := strconv.Atoi(rest[:end])
+	if err != nil {
+		return line
+	}
+	return prefix + strconv.Itoa(n+offset) + rest[end:]
+}
+
+// lastSeq is the seq of the last event in an events.jsonl, 0 if none.
+func lastSeq(path string) int {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	evs, _ := event.ReadAll(f)
+	if len(evs) == 0 {
+		return 0
+	}
+	return evs[len(evs)-1].Seq
+}
+
+// scrubErr hides secrets in an error's text, keeping the error chain when
+// there is nothing to hide.
+func scrubErr(err error, secrets []string) error {
+	if err == nil {
+		return nil
+	}
+	if clean := resolve.Scrub(err.Error(), secrets); clean != err.Error() {
+		return errors.New(clean)
+	}
+	return err
 }

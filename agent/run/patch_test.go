@@ -1,6 +1,7 @@
 package run
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -133,5 +134,19 @@ func TestNewID(t *testing.T) {
 	b := NewID(mustTime("2026-11-22T04:36:00Z"))
 	if !strings.HasPrefix(a, "20261122-0435-") || len(a) != len("20261122-0435-ab12") || a >= b {
 		t.Errorf("ids %q, %q: want short and sortable by time", a, b)
+	}
+}
+
+func TestScrubWriter(t *testing.T) {
+	var b strings.Builder
+	w := &scrubWriter{w: &b, secrets: []string{"sk-abcdefgh1234"}, offset: 10}
+	if _, err := w.Write([]byte(`{"seq":3,"text":"key sk-abcdefgh1234"}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.String(), `{"seq":13,"text":"key [redacted]"}`+"\n"; got != want {
+		t.Errorf("wrote %q, want %q", got, want)
+	}
+	if err := scrubErr(errors.New("bad key sk-abcdefgh1234"), w.secrets); err.Error() != "bad key [redacted]" {
+		t.Errorf("scrubErr: %v", err)
 	}
 }

@@ -149,7 +149,7 @@ func (r *Run) openFolder() error {
 		return fmt.Errorf("run folder: %w", err)
 	}
 	r.log = f
-	r.bus = event.NewBus(&scrubWriter{w: f, secrets: r.secrets})
+	r.bus = event.NewBus(&scrubWriter{w: f, secrets: r.secrets, offset: lastSeq(filepath.Join(r.Dir, EventsFile))})
 	return nil
 }
 

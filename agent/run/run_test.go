@@ -242,6 +242,15 @@ func TestRunCancelAndResume(t *testing.T) {
 	if !strings.Contains(string(must(os.ReadFile(sum.Patch))), "percent / 100") {
 		t.Error("the resumed run's patch lacks the fix")
 	}
+	evs, err := event.ReadAll(bytes.NewReader(must(os.ReadFile(filepath.Join(r.Dir, EventsFile)))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(evs); i++ {
+		if evs[i].Seq != evs[i-1].Seq+1 {
+			t.Fatalf("events.jsonl numbering breaks at line %d: %d after %d", i+1, evs[i].Seq, evs[i-1].Seq)
+		}
+	}
 	if _, err := Start(context.Background(), Options{Repo: repo, Resume: r.ID, ResolveModel: resolveScript}); err == nil || !errors.Is(err, err) || !strings.Contains(err.Error(), "nothing to resume") {
 		t.Errorf("resuming a submitted run: %v", err)
 	}
