@@ -11,55 +11,42 @@ import (
 // in a small fraction of a cold one, and gob's per-value reflection and
 // per-string allocations cost more than that. Layout:
 //
-//	magic "SWEADIDX" | version | max file size | string table | files | CRC-32C
+//	magic "SWEADIDX" | version | max file size | files | CRC-32C
 //
-// Every string is stored once in the table and referenced by number; the
-// table decodes into one string that all others are slices of.
+// Strings are written inline (length, bytes). The decoder turns the whole
+// body into one string and hands out slices of it, so loading allocates
+// per unit, never per string, and saving needs no interning map.
 const (
 	cacheMagic = "SWEADIDX"
 	// cacheVersion changes whenever extraction or this layout changes, so
 	// an old cache is ignored rather than misread.
-	cacheVersion = 1
+	cacheVersion = 2
 )
 
-type encoder struct {
-	buf    []byte
-	strs   []string
-	strIdx map[string]uint64
-}
+type encoder struct{ buf []byte }
 
 func (e *encoder) uint(v uint64) { e.buf = binary.AppendUvarint(e.buf, v) }
 func (e *encoder) int(v int64)   { e.buf = binary.AppendVarint(e.buf, v) }
 
 func (e *encoder) str(s string) {
-	i, ok := e.strIdx[s]
-	if !ok {
-		i = uint64(len(e.strs))
-		e.strs = append(e.strs, s)
-		e.strIdx[s] = i
-	}
-	e.uint(i)
+	e.buf = binary.AppendUvarint(e.buf, uint64(len(s)))
+	e.buf = append(e.buf, s...)
 }
 
 func encodeCache(res *extractResult, maxSize int64) []byte {
-	body := &encoder{buf: make([]byte, 0, 1<<20), strIdx: make(map[string]uint64, 1<<14)}
-	body.uint(uint64(len(res.files)))
+	size := 64
+	for _, f := range res.files {
+		size += int(f.Size / 4) // raw extractions run at about a quarter of the source
+	}
+	e := &encoder{buf: make([]byte, 0, size)}
+	e.buf = append(e.buf, cacheMagic...)
+	e.uint(cacheVersion)
+	e.int(maxSize)
+	e.uint(uint64(len(res.files)))
 	for i, f := range res.files {
-		body.encodeFile(f, res.keys[i])
+		e.encodeFile(f, res.keys[i])
 	}
-	out := make([]byte, 0, len(body.buf)+len(body.strs)*16+64)
-	out = append(out, cacheMagic...)
-	out = binary.AppendUvarint(out, cacheVersion)
-	out = binary.AppendVarint(out, maxSize)
-	out = binary.AppendUvarint(out, uint64(len(body.strs)))
-	for _, s := range body.strs {
-		out = binary.AppendUvarint(out, uint64(len(s)))
-	}
-	for _, s := range body.strs {
-		out = append(out, s...)
-	}
-	out = append(out, body.buf...)
-	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli))
+	return binary.LittleEndian.AppendUint32(e.buf, crc32.Checksum(e.buf, castagnoli))
 }
 
 func (e *encoder) encodeFile(f *rawFile, k fileKey) {
@@ -87,7 +74,7 @@ func (e *encoder) encodeFile(f *rawFile, k fileKey) {
 }
 
 func (e *encoder) encodeUnit(u *rawUnit) {
-	e.str(string(u.Kind))
+	e.uint(uint64(kindCode(u.Kind)))
 	e.str(u.Name)
 	e.str(u.Qual)
 	e.str(u.QualName)
@@ -112,9 +99,12 @@ func (e *encoder) encodeUnit(u *rawUnit) {
 var errCorrupt = errors.New("corrupt index cache")
 
 type decoder struct {
-	buf  []byte
-	strs []string
-	err  error
+	buf []byte
+	// all is buf's bytes as one string; pos is how far buf has advanced
+	// into it, so a string field is a slice of all with no copy.
+	all string
+	pos int
+	err error
 }
 
 func (d *decoder) uint() uint64 {
@@ -123,7 +113,7 @@ func (d *decoder) uint() uint64 {
 		d.fail()
 		return 0
 	}
-	d.buf = d.buf[n:]
+	d.buf, d.pos = d.buf[n:], d.pos+n
 	return v
 }
 
@@ -133,7 +123,7 @@ func (d *decoder) int() int64 {
 		d.fail()
 		return 0
 	}
-	d.buf = d.buf[n:]
+	d.buf, d.pos = d.buf[n:], d.pos+n
 	return v
 }
 
@@ -149,12 +139,13 @@ func (d *decoder) count() int {
 }
 
 func (d *decoder) str() string {
-	i := d.uint()
-	if i >= uint64(len(d.strs)) {
-		d.fail()
+	n := d.count()
+	if d.err != nil {
 		return ""
 	}
-	return d.strs[i]
+	s := d.all[d.pos : d.pos+n]
+	d.buf, d.pos = d.buf[n:], d.pos+n
+	return s
 }
 
 func (d *decoder) fail() {
@@ -173,14 +164,14 @@ func decodeCache(data []byte, maxSize int64) (map[string]cacheEntry, error) {
 	if crc32.Checksum(data, castagnoli) != sum {
 		return nil, fmt.Errorf("%w: checksum mismatch", errCorrupt)
 	}
-	d := &decoder{buf: data[len(cacheMagic):]}
+	body := data[len(cacheMagic):]
+	d := &decoder{buf: body, all: string(body)} // one copy for every string
 	if v := d.uint(); v != cacheVersion {
 		return nil, fmt.Errorf("index cache version %d, want %d", v, cacheVersion)
 	}
 	if m := d.int(); m != maxSize {
 		return nil, fmt.Errorf("index cache made with max file size %d, now %d", m, maxSize)
 	}
-	d.readStrings()
 	n := d.count()
 	entries := make(map[string]cacheEntry, n)
 	for i := 0; i < n && d.err == nil; i++ {
@@ -194,28 +185,6 @@ func decodeCache(data []byte, maxSize int64) (map[string]cacheEntry, error) {
 		return nil, d.err
 	}
 	return entries, nil
-}
-
-func (d *decoder) readStrings() {
-	n := d.count()
-	lens := make([]int, n)
-	total := 0
-	for i := range lens {
-		lens[i] = d.count()
-		total += lens[i]
-	}
-	if d.err != nil || total > len(d.buf) {
-		d.fail()
-		return
-	}
-	all := string(d.buf[:total]) // one allocation for every string
-	d.buf = d.buf[total:]
-	d.strs = make([]string, n)
-	off := 0
-	for i, l := range lens {
-		d.strs[i] = all[off : off+l]
-		off += l
-	}
 }
 
 func (d *decoder) decodeFile() (*rawFile, fileKey) {
@@ -235,7 +204,7 @@ func (d *decoder) decodeFile() (*rawFile, fileKey) {
 }
 
 func (d *decoder) decodeUnit(u *rawUnit, i int) {
-	u.Kind = Kind(d.str())
+	u.Kind = kindFromCode(d.uint())
 	u.Name, u.Qual, u.QualName = d.str(), d.str(), d.str()
 	u.Start, u.End = int(d.uint()), int(d.uint())
 	u.Sig = d.str()
@@ -257,4 +226,22 @@ func (d *decoder) decodeUnit(u *rawUnit, i int) {
 		}
 	}
 	u.Recv, u.RecvVar = d.str(), d.str()
+}
+
+var kindCodes = []Kind{KindFunction, KindClass, KindMethod, KindChunk}
+
+func kindCode(k Kind) int {
+	for i, c := range kindCodes {
+		if c == k {
+			return i
+		}
+	}
+	return 0
+}
+
+func kindFromCode(c uint64) Kind {
+	if c < uint64(len(kindCodes)) {
+		return kindCodes[c]
+	}
+	return KindChunk
 }

@@ -21,8 +21,11 @@ type resolver struct {
 	raw      []*rawUnit
 	parent   []int32
 	fileOf   []int32
-	members  map[scopeName]int32
-	workers  int
+	// hasMembers marks units with child definitions, so name lookups
+	// skip the scopes that cannot hold the name.
+	hasMembers []bool
+	members    map[scopeName]int32
+	workers    int
 
 	counts []callCounts // per file, summed at the end
 }
@@ -49,6 +52,7 @@ func newResolver(rootBase string, files []*rawFile, workers int) *resolver {
 	r.raw = make([]*rawUnit, n)
 	r.parent = make([]int32, n)
 	r.fileOf = make([]int32, n)
+	r.hasMembers = make([]bool, n)
 	r.members = make(map[scopeName]int32, n)
 	block := make([]Unit, n) // one allocation for every unit
 	for fi, f := range files {
@@ -80,6 +84,7 @@ func (r *resolver) setParent(child, parent int32) {
 	c.Parent = p.ID
 	p.Children = append(p.Children, Edge{ID: c.ID, Rel: Contains, Line: c.Start})
 	r.members[scopeName{parent, c.Name}] = child
+	r.hasMembers[parent] = true
 }
 
 // link records that unit u calls unit target at line.

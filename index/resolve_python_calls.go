@@ -58,19 +58,33 @@ func (p *pyResolver) resolveBinding(b pyBinding, hops int) pyTarget {
 // a class body sees its own names; functions see their own nested
 // definitions and those of enclosing functions (not of enclosing classes);
 // then the module's definitions, imports and star imports.
-func (p *pyResolver) lookupName(f int, u int32, name string) pyTarget {
-	if u >= 0 && p.kind(u) == KindClass {
+func (p *pyResolver) lookupName(f int, u int32, name string, memo map[string]pyTarget) pyTarget {
+	if u >= 0 && p.kind(u) == KindClass && p.hasMembers[u] {
 		if m, ok := p.members[scopeName{u, name}]; ok {
 			return pyTarget{unit: m}
 		}
 	}
 	for s := u; s >= 0; s = p.parent[s] {
-		if k := p.kind(s); k == KindFunction || k == KindMethod {
+		if k := p.kind(s); (k == KindFunction || k == KindMethod) && p.hasMembers[s] {
 			if m, ok := p.members[scopeName{s, name}]; ok {
 				return pyTarget{unit: m}
 			}
 		}
 	}
+	if memo == nil {
+		return p.lookupModuleScope(f, name)
+	}
+	t, ok := memo[name]
+	if !ok {
+		t = p.lookupModuleScope(f, name)
+		memo[name] = t
+	}
+	return t
+}
+
+// lookupModuleScope resolves a name at the top of file f: its
+// definitions, then its imports, then its star imports.
+func (p *pyResolver) lookupModuleScope(f int, name string) pyTarget {
 	if m, ok := p.members[scopeName{fileScope(f), name}]; ok {
 		return pyTarget{unit: m}
 	}
@@ -143,7 +157,7 @@ func (p *pyResolver) enclosingClass(u int32) int32 {
 }
 
 // resolveDotted resolves "a.b.c" as seen from unit u of file f.
-func (p *pyResolver) resolveDotted(f int, u int32, name string) pyTarget {
+func (p *pyResolver) resolveDotted(f int, u int32, name string, memo map[string]pyTarget) pyTarget {
 	head, rest, more := strings.Cut(name, ".")
 	var t pyTarget
 	switch {
@@ -154,7 +168,7 @@ func (p *pyResolver) resolveDotted(f int, u int32, name string) pyTarget {
 		}
 		t = pyTarget{unit: c}
 	default:
-		t = p.lookupName(f, u, head)
+		t = p.lookupName(f, u, head, memo)
 	}
 	for more && t.ok() {
 		head, rest, more = strings.Cut(rest, ".")
@@ -179,7 +193,7 @@ func (p *pyResolver) resolveBases(f int) {
 			if !isDotted(b) {
 				continue
 			}
-			t := p.resolveDotted(f, p.parent[g], b)
+			t := p.resolveDotted(f, p.parent[g], b, nil)
 			if t.unit >= 0 && t.unit != g && p.kind(t.unit) == KindClass {
 				p.bases[g] = append(p.bases[g], t.unit)
 			}
@@ -192,11 +206,12 @@ func (p *pyResolver) resolveBases(f int) {
 // is where a reader lands, the initializer is the code that runs.
 func (p *pyResolver) resolveCalls(f int) {
 	lo, hi := p.fileUnits(f)
+	memo := make(map[string]pyTarget) // module-scope names of this file
 	for g := lo; g < hi; g++ {
 		ru := p.raw[g]
 		for i := range ru.Calls {
 			c := &ru.Calls[i]
-			t := p.resolveCall(f, g, c.Name)
+			t := p.resolveCall(f, g, c.Name, memo)
 			if t < 0 {
 				p.unresolved(g, c)
 				continue
@@ -212,7 +227,7 @@ func (p *pyResolver) resolveCalls(f int) {
 	}
 }
 
-func (p *pyResolver) resolveCall(f int, u int32, name string) int32 {
+func (p *pyResolver) resolveCall(f int, u int32, name string, memo map[string]pyTarget) int32 {
 	if rest, ok := strings.CutPrefix(name, "super()."); ok {
 		c := p.enclosingClass(u)
 		if c < 0 || !isDotted(rest) || strings.IndexByte(rest, '.') >= 0 {
@@ -228,6 +243,6 @@ func (p *pyResolver) resolveCall(f int, u int32, name string) int32 {
 	if !isDotted(name) {
 		return -1
 	}
-	t := p.resolveDotted(f, u, name)
+	t := p.resolveDotted(f, u, name, memo)
 	return t.unit
 }
