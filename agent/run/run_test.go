@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
@@ -302,5 +303,35 @@ func TestRunModes(t *testing.T) {
 				t.Errorf("checkout on %q, want main", b)
 			}
 		})
+	}
+}
+
+// TestRunTestsCannotRun: tests that crash on import or hang reach the model
+// as observations, and the run still ends cleanly with nothing to patch.
+func TestRunTestsCannotRun(t *testing.T) {
+	needPython(t)
+	repo, readme := sampleRepo(t)
+	if err := os.WriteFile(filepath.Join(repo, "tests", "__init__.py"), []byte("import missing_dependency\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := llm.ParseScript([]byte(`{"turns": [
+	 {"tool_calls": [{"name": "bash", "arguments": {"command": "python3 -m unittest tests.test_pricing"}}]},
+	 {"expect": "missing_dependency", "tool_calls": [{"name": "bash", "arguments": {"command": "python3 -c 'import time; time.sleep(60)'"}}]},
+	 {"expect": "timed out", "tool_calls": [{"name": "submit", "arguments": {"summary": "the tests cannot run here"}}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	locs, _ := LoadLocations(filepath.Join(sampleDir, "locations.txt"))
+	r, err := Start(context.Background(), Options{Repo: repo, Issue: "x", ResolveModel: llm.NewScripted(s), Locations: locs,
+		Approve: "auto", CommandTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := r.Wait()
+	if err != nil || sum.Status != "submitted" || sum.Patch != "" || sum.Stat != "no changes" {
+		t.Fatalf("summary %+v err %v", sum, err)
+	}
+	if !bytes.Equal(must(os.ReadFile(filepath.Join(repo, "README.md"))), readme) {
+		t.Error("the engineer's edit changed")
 	}
 }
