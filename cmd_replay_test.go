@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,7 +17,9 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/swe-adept/swe-adept/agent/event"
+	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/replay"
+	"github.com/swe-adept/swe-adept/agent/run"
 	"github.com/swe-adept/swe-adept/tui"
 )
 
@@ -25,10 +28,10 @@ var replayFixture = filepath.Join("agent", "replay", "testdata", "run")
 
 // finalScreen drives the workbench with events until the run is done and
 // returns its last screen without colours.
-func finalScreen(t *testing.T, ch <-chan event.Event, gate *event.Gate) string {
+func finalScreen(t *testing.T, ch <-chan event.Event, gate *event.Gate, isReplay bool) string {
 	t.Helper()
 	lipgloss.SetColorProfile(termenv.Ascii)
-	m := tui.New(tui.Options{Events: ch, Gate: gate, Replay: true, NoColor: true, Title: "replay r20261122",
+	m := tui.New(tui.Options{Events: ch, Gate: gate, Replay: isReplay, NoColor: true, Title: "replay r20261122",
 		Now: func() time.Time { return time.Date(2026, 11, 22, 5, 2, 0, 0, time.UTC) }})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(140, 44))
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
@@ -52,13 +55,13 @@ func TestReplayFinalScreen(t *testing.T) {
 		direct <- e
 	}
 	close(direct)
-	want := finalScreen(t, direct, nil)
+	want := finalScreen(t, direct, nil, true)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	gate := event.NewGate()
 	ch, wait := replay.Stream(ctx, evs, replay.Options{Speed: 0, Gate: gate})
-	got := finalScreen(t, ch, gate)
+	got := finalScreen(t, ch, gate, true)
 	cancel()
 	if err := wait(); err != nil && err != context.Canceled {
 		t.Fatal(err)
@@ -87,5 +90,81 @@ func checkReplayGolden(t *testing.T, path, got string) {
 	}
 	if got != string(want) {
 		t.Fatalf("final screen differs from %s:\n%s", path, got)
+	}
+}
+
+// TestReplayMatchesLiveRun runs the scripted sample run live in the
+// workbench, then replays its saved events: both end on the same screen.
+func TestReplayMatchesLiveRun(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed: the scripted resolution runs the sample's tests")
+	}
+	repo := t.TempDir()
+	copySampleTree(t, filepath.Join("testdata", "run", "inventory"), repo)
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "inventory"}} {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		cmd.Dir = repo
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v: %s", args, err, out)
+		}
+	}
+	loc, err := llm.LoadScript(filepath.Join("testdata", "run", "localize.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := llm.LoadScript(filepath.Join("testdata", "run", "resolve.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	issue, err := os.ReadFile(filepath.Join("testdata", "run", "issue.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := run.Start(context.Background(), run.Options{Repo: repo, Issue: string(issue), Approve: "auto",
+		LocalizeModel: llm.NewScripted(loc), ResolveModel: llm.NewScripted(res), ID: "live"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := finalScreen(t, r.Events(), r.Gate(), false)
+	if sum, err := r.Wait(); err != nil || sum.Status != "submitted" {
+		t.Fatalf("live run ended %q: %v", sum.Status, err)
+	}
+
+	evs, err := replay.Load(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := event.NewGate()
+	ch, wait := replay.Stream(context.Background(), evs, replay.Options{Speed: 0, Gate: gate})
+	replayed := finalScreen(t, ch, gate, true)
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	if replayed != live {
+		t.Fatalf("replay differs from the live run:\n--- replay\n%s\n--- live\n%s", replayed, live)
+	}
+}
+
+func copySampleTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			if d.Name() == "__pycache__" {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

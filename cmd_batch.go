@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/swe-adept/swe-adept/agent/batch"
+	"github.com/swe-adept/swe-adept/agent/localize"
+	"github.com/swe-adept/swe-adept/agent/swebench"
+)
+
+func init() {
+	register(&command{
+		name:    "batch",
+		summary: "run many SWE-bench-style instances headless and in parallel; resumable",
+		usage: "--instances FILE.jsonl --repos DIR --out DIR [--workers N] [--model NAME] [--localize-model NAME]\n" +
+			"         [--script-localize F --script-resolve F] [--max-cost D] [--max-iterations N] [--timeout 30m]\n" +
+			"         [--localize-only] [--only ID,...] [--limit N] [--keep-work]",
+		run: runBatch,
+	})
+}
+
+type batchFlags struct {
+	instances, repos, out, only string
+	limit, workers              int
+	localizeOnly, keepWork      bool
+	timeout                     time.Duration
+	agent                       batch.AgentRunner
+}
+
+func parseBatchFlags(args []string) (batchFlags, error) {
+	var f batchFlags
+	fs := newFlags("batch")
+	fs.StringVar(&f.instances, "instances", "", "SWE-bench-style instances `file`, one JSON object a line")
+	fs.StringVar(&f.repos, "repos", "", "`folder` holding each repository as OWNER/NAME (a clone or a bare mirror)")
+	fs.StringVar(&f.out, "out", "", "output `folder`: runs/, preds.jsonl, preds.json, summary.json; rerun to resume")
+	fs.IntVar(&f.workers, "workers", 1, "instances worked on at once")
+	fs.DurationVar(&f.timeout, "timeout", 30*time.Minute, "time limit per instance (0: none)")
+	fs.BoolVar(&f.localizeOnly, "localize-only", false, "only localize: write loc_outputs.jsonl and score Acc@k where gold is known")
+	fs.BoolVar(&f.keepWork, "keep-work", false, "keep each instance's checkout under OUT/work/")
+	fs.StringVar(&f.only, "only", "", "comma-separated instance `ids` to run")
+	fs.IntVar(&f.limit, "limit", 0, "run at most `N` instances (0: all)")
+	a := &f.agent
+	fs.StringVar(&a.Model, "model", "", "model `name` (default: SWE_ADEPT_MODEL)")
+	fs.StringVar(&a.LocalizeModel, "localize-model", "", "localization model: heuristic (offline) or a `name`; default --model, or heuristic without a key")
+	fs.StringVar(&a.ScriptLocalize, "script-localize", "", "play a localization transcript `file` (or a folder of <instance id>.json)")
+	fs.StringVar(&a.ScriptResolve, "script-resolve", "", "play a resolution transcript `file` (or a folder of <instance id>.json)")
+	fs.Float64Var(&a.MaxCost, "max-cost", 0, "dollars per instance (0: no limit)")
+	fs.IntVar(&a.MaxTokens, "max-tokens", 0, "tokens per instance (0: no limit)")
+	fs.IntVar(&a.MaxIterations, "max-iterations", 0, "resolution model calls per instance (0: the default)")
+	fs.IntVar(&a.LocalizeMaxIterations, "localize-max-iterations", localize.DefaultMaxIterations, "localization search turns per instance")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return f, err
+	}
+	switch {
+	case len(pos) > 0:
+		return f, usagef("unexpected argument %q", pos[0])
+	case f.instances == "" || f.repos == "" || f.out == "":
+		return f, usagef("--instances, --repos and --out are required")
+	case f.workers < 1:
+		return f, usagef("--workers must be at least 1, not %d", f.workers)
+	case f.timeout < 0 || f.agent.MaxCost < 0 || f.limit < 0:
+		return f, usagef("--timeout, --max-cost and --limit cannot be negative")
+	}
+	if info, err := os.Stat(f.repos); err != nil || !info.IsDir() {
+		return f, usagef("--repos %s: not a directory", f.repos)
+	}
+	return f, nil
+}
+
+func runBatch(ctx context.Context, args []string) error {
+	f, err := parseBatchFlags(args)
+	if err != nil {
+		return err
+	}
+	list, bad, err := swebench.ReadInstancesFile(f.instances)
+	if err != nil {
+		return err
+	}
+	for _, b := range bad {
+		fmt.Fprintf(os.Stderr, "%s: skipped %v\n", f.instances, b)
+	}
+	list = pickInstances(list, f.only, f.limit)
+	if len(list) == 0 {
+		return fmt.Errorf("no instances to run in %s", f.instances)
+	}
+	cfg := batch.Config{Instances: list, BadLines: bad, ReposDir: f.repos, OutDir: f.out, Workers: f.workers,
+		Timeout: f.timeout, LocalizeOnly: f.localizeOnly, KeepWork: f.keepWork, Progress: os.Stderr, TTY: isTerminal(os.Stderr)}
+	if cfg.Runner, err = batchRunner(f); err != nil {
+		return err
+	}
+	sum, runErr := batch.Run(ctx, cfg)
+	if sum != nil {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(sum); err != nil {
+			return err
+		}
+	}
+	if errors.Is(runErr, context.Canceled) {
+		return fmt.Errorf("%w; run the same command again to resume", runErr)
+	}
+	return runErr
+}
+
+func batchRunner(f batchFlags) (batch.Runner, error) {
+	a := f.agent
+	if f.localizeOnly {
+		if a.ScriptResolve != "" {
+			return nil, usagef("--script-resolve has no use with --localize-only")
+		}
+		model := a.LocalizeModel
+		if model == "" {
+			model = a.Model
+		}
+		return batch.LocalizeRunner{Model: model, Script: a.ScriptLocalize, MaxIterations: a.LocalizeMaxIterations,
+			MaxCost: a.MaxCost, MaxTokens: a.MaxTokens}, nil
+	}
+	if err := a.Check(); err != nil {
+		return nil, usagef("%v", err)
+	}
+	return a, nil
+}
+
+// pickInstances keeps the instances --only names (in file order) and at
+// most limit of them.
+func pickInstances(list []swebench.Instance, only string, limit int) []swebench.Instance {
+	if only != "" {
+		want := map[string]bool{}
+		for _, id := range strings.Split(only, ",") {
+			want[strings.TrimSpace(id)] = true
+		}
+		var kept []swebench.Instance
+		for _, in := range list {
+			if want[in.InstanceID] {
+				kept = append(kept, in)
+			}
+		}
+		list = kept
+	}
+	if limit > 0 && len(list) > limit {
+		list = list[:limit]
+	}
+	return list
+}
