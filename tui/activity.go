@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/spinner"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/swe-adept/swe-adept/agent/event"
 )
@@ -17,6 +18,7 @@ type logLine struct {
 	agent string
 	text  string
 	style string // "", "error", "note", "tool", "fail"
+	call  string // tool call id: its result replaces the line
 }
 
 // maxLog bounds the log so a long run cannot grow memory without limit.
@@ -27,7 +29,6 @@ const maxLog = 2000
 type activityPane struct {
 	log    []logLine
 	usage  map[string]event.UsageInfo
-	totals map[string]bool // agents with Usage totals (model replies then stop adding)
 	busy   map[string]string
 	said   map[string]string // each agent's last logged words
 	spin   spinner.Model
@@ -36,11 +37,27 @@ type activityPane struct {
 
 func newActivityPane() activityPane {
 	sp := spinner.New(spinner.WithSpinner(spinner.MiniDot))
-	return activityPane{usage: map[string]event.UsageInfo{}, totals: map[string]bool{}, busy: map[string]string{}, said: map[string]string{}, spin: sp}
+	return activityPane{usage: map[string]event.UsageInfo{}, busy: map[string]string{}, said: map[string]string{}, spin: sp}
 }
 
 func (a *activityPane) add(e event.Event, text, style string) {
-	a.log = append(a.log, logLine{at: e.Time, agent: e.Agent, text: text, style: style})
+	a.addLine(logLine{at: e.Time, agent: e.Agent, text: text, style: style})
+}
+
+// result replaces the line of the call it answers, so each tool step
+// takes one line; a result whose call scrolled away gets its own.
+func (a *activityPane) result(e event.Event, text, style string) {
+	for i := len(a.log) - 1; i >= max(len(a.log)-50, 0); i-- {
+		if a.log[i].call == e.Tool.CallID && e.Tool.CallID != "" {
+			a.log[i].text, a.log[i].style, a.log[i].at = text, style, e.Time
+			return
+		}
+	}
+	a.add(e, text, style)
+}
+
+func (a *activityPane) addLine(l logLine) {
+	a.log = append(a.log, l)
 	if len(a.log) > maxLog {
 		a.log = a.log[len(a.log)-maxLog:]
 	}
@@ -48,25 +65,15 @@ func (a *activityPane) add(e event.Event, text, style string) {
 
 func (a *activityPane) isBusy() bool { return len(a.busy) > 0 }
 
-// addUsage counts one model reply unless the run reports totals.
-func (a *activityPane) addUsage(agent string, u *event.UsageInfo) {
-	if u == nil || a.totals[agent] {
-		return
-	}
-	t := a.usage[agent]
-	t.PromptTokens += u.PromptTokens
-	t.CompletionTokens += u.CompletionTokens
-	t.Calls++
-	t.Cost += u.Cost
-	t.Priced = u.Priced
-	a.usage[agent] = t
-}
-
+// setUsage records an agent's running totals. Model replies and usage
+// events both carry totals; an older total arriving late never lowers them.
 func (a *activityPane) setUsage(agent string, u *event.UsageInfo) {
 	if u == nil {
 		return
 	}
-	a.totals[agent] = true
+	if old, ok := a.usage[agent]; ok && u.Calls < old.Calls {
+		return
+	}
 	a.usage[agent] = *u
 }
 
@@ -115,11 +122,38 @@ func (a *activityPane) view(st Styles, r rect) []string {
 		head = append(head, st.Dim.Render(strings.Repeat("─", r.w)))
 	}
 	h := max(r.h-len(head), 0)
-	end := len(a.log) - a.offset
-	start := max(end-h, 0)
-	out := head
-	for _, l := range a.log[start:end] {
-		out = append(out, fit(a.line(st, l), r.w))
+	// Fill from the newest entry up; an agent's words wrap onto a few lines.
+	var rows []string
+	for i := len(a.log) - 1 - a.offset; i >= 0 && len(rows) < h; i-- {
+		rows = append(a.rows(st, a.log[i], r.w), rows...)
+	}
+	if len(rows) > h {
+		rows = rows[len(rows)-h:]
+	}
+	return append(head, rows...)
+}
+
+// maxWrap is how many lines an agent's words may take in the log.
+const maxWrap = 3
+
+func (a *activityPane) rows(st Styles, l logLine, w int) []string {
+	first := a.line(st, l)
+	if (l.style != "" && l.style != "error") || ansi.StringWidth(first) <= w {
+		return []string{fit(first, w)}
+	}
+	indent := 13
+	lines := strings.Split(ansi.Wordwrap(first, w, ""), "\n")
+	if len(lines) == 1 {
+		return []string{fit(first, w)}
+	}
+	rest := ansi.Wordwrap(strings.Join(lines[1:], " "), w-indent, "")
+	out := []string{fit(lines[0], w)}
+	for _, r := range strings.Split(rest, "\n") {
+		if len(out) == maxWrap {
+			out[maxWrap-1] = fit(out[maxWrap-1]+" "+r, w)
+			break
+		}
+		out = append(out, fit(strings.Repeat(" ", indent)+r, w))
 	}
 	return out
 }

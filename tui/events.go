@@ -52,7 +52,7 @@ func (m *Model) apply(e event.Event) {
 	case event.Plan:
 		m.plan(e)
 	case event.Checkpoint:
-		m.checkpoint(e)
+		// commit_todo's result line already says it; the hypotheses pane shows it.
 	case event.Diff:
 		m.addDiff(e)
 	case event.Approval:
@@ -80,7 +80,7 @@ func (m *Model) startRun(e event.Event) {
 
 func (m *Model) modelReply(e event.Event) {
 	delete(m.act.busy, e.Agent)
-	m.act.addUsage(e.Agent, e.Usage)
+	m.act.setUsage(e.Agent, e.Usage)
 	if t := strings.TrimSpace(e.Text); t != "" {
 		m.act.add(e, "“"+t+"”", "")
 		m.act.said[e.Agent] = t
@@ -97,7 +97,7 @@ func (m *Model) toolCall(e event.Event) {
 		m.act.add(e, "“"+t+"”", "")
 		m.act.said[e.Agent] = t
 	}
-	m.act.add(e, "▸ "+e.Tool.Name+" "+compactArgs(e.Tool.Arguments), "tool")
+	m.act.addLine(logLine{at: e.Time, agent: e.Agent, text: "▸ " + e.Tool.Name + " " + compactArgs(e.Tool.Arguments), style: "tool", call: e.Tool.CallID})
 }
 
 func (m *Model) toolResult(e event.Event) {
@@ -115,11 +115,11 @@ func (m *Model) toolResult(e event.Event) {
 			s += " → " + last
 		}
 	}
-	style := ""
-	if e.Tool.Failed {
-		style = "fail"
+	if e.Tool.Failed || strings.Contains(s, "(exit ") {
+		m.act.result(e, "✗ "+s, "fail")
+		return
 	}
-	m.act.add(e, "  ↳ "+s, style)
+	m.act.result(e, "✓ "+s, "tool")
 }
 
 func (m *Model) searchNode(e event.Event) {
@@ -143,12 +143,6 @@ func (m *Model) ranking(e event.Event) {
 func (m *Model) plan(e event.Event) {
 	if e.Plan != nil {
 		m.hyps.setPlan(*e.Plan)
-	}
-}
-
-func (m *Model) checkpoint(e event.Event) {
-	if c := e.Checkpoint; c != nil {
-		m.act.add(e, fmt.Sprintf("checkpoint %s %s (%s)", shortHash(c.Hash), c.Message, c.Stat), "note")
 	}
 }
 

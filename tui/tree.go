@@ -173,11 +173,11 @@ func (t *treePane) line(st Styles, row treeRow, cursor bool, w int) string {
 	if n.DeadEnd {
 		parts = append(parts, st.Dim.Render("✗ dead end"))
 	}
-	if row.depth == 0 && n.Query != "" {
-		parts = append(parts, st.Dim.Render("⌕ "+n.Query))
-	}
 	if p := firstLine(n.Preview); p != "" {
 		parts = append(parts, st.Dim.Render("— "+p))
+	}
+	if row.depth == 0 && n.Query != "" {
+		parts = append(parts, st.Dim.Render("⌕ "+n.Query))
 	}
 	return fit(strings.Join(parts, " "), w)
 }
