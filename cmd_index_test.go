@@ -41,7 +41,7 @@ func TestIndexCommandHuman(t *testing.T) {
 		want []string
 	}{
 		{[]string{"--repo", repo, "--no-cache"}, []string{"files    9 (python 9)", "cache    cold"}},
-		{[]string{"--repo", repo, "--no-cache", "--stats"}, []string{"lines    118", "MB/s"}},
+		{[]string{"--repo", repo, "--no-cache", "--stats"}, []string{"lines    122", "MB/s"}},
 	} {
 		var out bytes.Buffer
 		if err := indexMain(context.Background(), tt.args, &out, nil); err != nil {

@@ -20,7 +20,7 @@ const (
 	cacheMagic = "SWEADIDX"
 	// cacheVersion changes whenever extraction or this layout changes, so
 	// an old cache is ignored rather than misread.
-	cacheVersion = 2
+	cacheVersion = 3
 )
 
 type encoder struct{ buf []byte }
@@ -94,6 +94,11 @@ func (e *encoder) encodeUnit(u *rawUnit) {
 	}
 	e.str(u.Recv)
 	e.str(u.RecvVar)
+	e.uint(uint64(len(u.Vars)))
+	for _, v := range u.Vars {
+		e.str(v.Name)
+		e.str(v.Type)
+	}
 }
 
 var errCorrupt = errors.New("corrupt index cache")
@@ -226,6 +231,12 @@ func (d *decoder) decodeUnit(u *rawUnit, i int) {
 		}
 	}
 	u.Recv, u.RecvVar = d.str(), d.str()
+	if nv := d.count(); nv > 0 {
+		u.Vars = make([]rawVar, nv)
+		for i := range u.Vars {
+			u.Vars[i] = rawVar{Name: d.str(), Type: d.str()}
+		}
+	}
 }
 
 var kindCodes = []Kind{KindFunction, KindClass, KindMethod, KindChunk}

@@ -25,6 +25,9 @@ type extraction struct {
 
 	defs  []def
 	calls []callSite
+	// vars are assignments of a call's result to a name ("x = A()",
+	// "self.x = A()"): name in name, callee in typ.
+	vars []callSite
 }
 
 // def is one definition found by a query.
@@ -45,6 +48,7 @@ type callSite struct {
 	pos  uint32
 	line int
 	name string
+	typ  string
 }
 
 // capture returns the node captured under name in a match, nil if none.
@@ -219,10 +223,32 @@ func mergeChunks(units, chunks []rawUnit, owner [][2]uint32) ([]rawUnit, [][2]ui
 }
 
 // assignCalls gives each call to the innermost definition around it, or to
-// the chunk holding its line. Calls and definitions are both in byte order,
-// so one sweep with a stack of open definitions does it.
+// the chunk holding its line; repeated callees of a unit are counted once
+// with the first line. Variable assignments are placed the same way.
 func (x *extraction) assignCalls(units []rawUnit, owner [][2]uint32) {
-	sort.SliceStable(x.calls, func(i, j int) bool { return x.calls[i].pos < x.calls[j].pos })
+	seen := make(map[callKey]int)
+	placeSites(units, owner, x.calls, func(u int, c *callSite) {
+		key := callKey{u, c.name}
+		if k, ok := seen[key]; ok {
+			units[u].Calls[k].Count++
+			return
+		}
+		seen[key] = len(units[u].Calls)
+		units[u].Calls = append(units[u].Calls, rawCall{Name: c.name, Line: c.line, Count: 1})
+	})
+	vars := make(map[callKey]bool)
+	placeSites(units, owner, x.vars, func(u int, c *callSite) {
+		if key := (callKey{u, c.name}); !vars[key] {
+			vars[key] = true
+			units[u].Vars = append(units[u].Vars, rawVar{Name: c.name, Type: c.typ})
+		}
+	})
+}
+
+// placeSites sweeps sites and definitions, both in byte order, with a
+// stack of open definitions, and hands each site to its innermost unit.
+func placeSites(units []rawUnit, owner [][2]uint32, sites []callSite, add func(u int, c *callSite)) {
+	sort.SliceStable(sites, func(i, j int) bool { return sites[i].pos < sites[j].pos })
 	var defIdx, chunkIdx []int
 	for i := range units {
 		if units[i].Kind == KindChunk {
@@ -231,10 +257,10 @@ func (x *extraction) assignCalls(units []rawUnit, owner [][2]uint32) {
 			defIdx = append(defIdx, i)
 		}
 	}
-	seen := make(map[callKey]int)
 	var stack []int
 	next := 0
-	for _, c := range x.calls {
+	for i := range sites {
+		c := &sites[i]
 		for next < len(defIdx) && owner[defIdx[next]][0] <= c.pos {
 			stack = popUntilContains(stack, owner, owner[defIdx[next]][0])
 			stack = append(stack, defIdx[next])
@@ -247,16 +273,9 @@ func (x *extraction) assignCalls(units []rawUnit, owner [][2]uint32) {
 		} else {
 			u = chunkFor(units, chunkIdx, c.line)
 		}
-		if u < 0 {
-			continue
+		if u >= 0 {
+			add(u, c)
 		}
-		key := callKey{u, c.name}
-		if k, ok := seen[key]; ok {
-			units[u].Calls[k].Count++
-			continue
-		}
-		seen[key] = len(units[u].Calls)
-		units[u].Calls = append(units[u].Calls, rawCall{Name: c.name, Line: c.line, Count: 1})
 	}
 }
 

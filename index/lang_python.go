@@ -19,6 +19,7 @@ var pythonLang = &language{
 (call function: (_) @call)
 (import_statement) @import
 (import_from_statement) @import_from
+(assignment left: (_) @var right: (call function: (_) @callee))
 `,
 	extract: extractPython,
 	resolve: resolvePython,
@@ -32,6 +33,7 @@ const (
 	pyCall
 	pyImport
 	pyImportFrom
+	pyAssign
 )
 
 func extractPython(x *extraction) {
@@ -59,6 +61,8 @@ func extractPython(x *extraction) {
 			x.pyImport(m.Captures[0].Node)
 		case pyImportFrom:
 			x.pyImportFrom(m.Captures[0].Node)
+		case pyAssign:
+			x.pyAssign(m)
 		}
 	}
 	// Decorators belong to the definition: its span starts at the first one.
@@ -197,4 +201,25 @@ func (x *extraction) pyImportFrom(n *sitter.Node) {
 		}
 		x.out.Imports = append(x.out.Imports, imp)
 	}
+}
+
+// pyAssign records "x = f(...)" and "self.x = f(...)": later x.m() and
+// self.x.m() resolve through what f is.
+func (x *extraction) pyAssign(m *sitter.QueryMatch) {
+	v, callee := x.capture(m, "var"), x.capture(m, "callee")
+	if v == nil || callee == nil {
+		return
+	}
+	name := string(x.text(v))
+	if !isDotted(name) {
+		return
+	}
+	if head, rest, ok := strings.Cut(name, "."); ok && (head != "self" || strings.IndexByte(rest, '.') >= 0) {
+		return
+	}
+	typ := pyCallName(x.text(callee))
+	if !isDotted(typ) {
+		return
+	}
+	x.vars = append(x.vars, callSite{pos: v.StartByte(), line: lineOf(v), name: name, typ: typ})
 }

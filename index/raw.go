@@ -40,6 +40,15 @@ type rawUnit struct {
 	// Go methods: the receiver's type name and variable.
 	Recv    string
 	RecvVar string
+	// Vars are local names (and self.attributes) assigned the result of
+	// a call, which tells resolution what x is in x.method().
+	Vars []rawVar
+}
+
+// rawVar is "Name = Type(...)" inside a unit, first assignment only.
+type rawVar struct {
+	Name string
+	Type string
 }
 
 // rawCall is one distinct callee expression of a unit, as written with

@@ -35,6 +35,9 @@ type pyResolver struct {
 	binds   []map[string]pyBinding
 	stars   [][]string
 	bases   [][]int32 // global unit -> resolved base classes
+	// moduleVars are each file's top-level "x = A()" (name -> callee),
+	// filled by the file's own resolveCalls.
+	moduleVars []map[string]string
 	// fullMRO is false while bases are being resolved, when other classes'
 	// bases may not be known yet.
 	fullMRO bool
@@ -45,6 +48,7 @@ func resolvePython(r *resolver) {
 		resolver: r, modules: map[string]int{}, pkgs: map[string]bool{},
 		fileMod: make([]string, len(r.files)), binds: make([]map[string]pyBinding, len(r.files)),
 		stars: make([][]string, len(r.files)), bases: make([][]int32, len(r.units)),
+		moduleVars: make([]map[string]string, len(r.files)),
 	}
 	p.registerModules()
 	r.eachFile("python", p.bindImports)

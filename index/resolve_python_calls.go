@@ -158,6 +158,13 @@ func (p *pyResolver) enclosingClass(u int32) int32 {
 
 // resolveDotted resolves "a.b.c" as seen from unit u of file f.
 func (p *pyResolver) resolveDotted(f int, u int32, name string, memo map[string]pyTarget) pyTarget {
+	return p.resolveDottedHops(f, u, name, memo, 0)
+}
+
+func (p *pyResolver) resolveDottedHops(f int, u int32, name string, memo map[string]pyTarget, hops int) pyTarget {
+	if hops > maxHops {
+		return noTarget
+	}
 	head, rest, more := strings.Cut(name, ".")
 	var t pyTarget
 	switch {
@@ -167,6 +174,18 @@ func (p *pyResolver) resolveDotted(f int, u int32, name string, memo map[string]
 			return noTarget
 		}
 		t = pyTarget{unit: c}
+		// self.x.m(): x set from a call in one of the class's methods.
+		if attr, after, deeper := strings.Cut(rest, "."); deeper && p.classMember(c, attr) < 0 {
+			if vt := p.selfAttrType(f, c, attr, memo, hops); vt.ok() {
+				t, rest = vt, after
+			}
+		}
+	case more:
+		if vt := p.localVarType(f, u, head, memo, hops); vt.ok() {
+			t = vt
+			break
+		}
+		t = p.lookupName(f, u, head, memo)
 	default:
 		t = p.lookupName(f, u, head, memo)
 	}
@@ -175,6 +194,53 @@ func (p *pyResolver) resolveDotted(f int, u int32, name string, memo map[string]
 		t = p.attr(t, head)
 	}
 	return t
+}
+
+// localVarType is what a local name was assigned from, "x = A()" making x
+// an A, looking through the unit and the functions around it, then the
+// module's top-level assignments.
+func (p *pyResolver) localVarType(f int, u int32, name string, memo map[string]pyTarget, hops int) pyTarget {
+	for s := u; s >= 0; s = p.parent[s] {
+		if k := p.kind(s); k == KindClass {
+			continue
+		}
+		for _, v := range p.raw[s].Vars {
+			if v.Name == name {
+				return p.varType(f, s, v.Type, memo, hops)
+			}
+		}
+	}
+	if typ, ok := p.moduleVars[f][name]; ok {
+		return p.varType(f, -1, typ, memo, hops)
+	}
+	return noTarget
+}
+
+// varType resolves the callee an assignment called; only a class tells
+// what the variable is (a function's return type is unknown).
+func (p *pyResolver) varType(f int, scope int32, callee string, memo map[string]pyTarget, hops int) pyTarget {
+	t := p.resolveDottedHops(f, scope, callee, memo, hops+1)
+	if t.unit >= 0 && p.kind(t.unit) == KindClass {
+		return t
+	}
+	return noTarget
+}
+
+// selfAttrType finds "self.attr = A()" in the methods of class c.
+func (p *pyResolver) selfAttrType(f int, c int32, attr string, memo map[string]pyTarget, hops int) pyTarget {
+	_, hi := p.fileUnits(f)
+	end := p.units[c].End
+	for g := c + 1; g < hi && p.units[g].Start <= end; g++ {
+		if p.parent[g] != c {
+			continue
+		}
+		for _, v := range p.raw[g].Vars {
+			if len(v.Name) == len(attr)+5 && strings.HasPrefix(v.Name, "self.") && v.Name[5:] == attr {
+				return p.varType(f, g, v.Type, memo, hops)
+			}
+		}
+	}
+	return noTarget
 }
 
 // resolveBases resolves each class's written bases to classes of the repo,
@@ -207,6 +273,7 @@ func (p *pyResolver) resolveBases(f int) {
 func (p *pyResolver) resolveCalls(f int) {
 	lo, hi := p.fileUnits(f)
 	memo := make(map[string]pyTarget) // module-scope names of this file
+	p.collectModuleVars(f)
 	for g := lo; g < hi; g++ {
 		ru := p.raw[g]
 		for i := range ru.Calls {
@@ -245,4 +312,28 @@ func (p *pyResolver) resolveCall(f int, u int32, name string, memo map[string]py
 	}
 	t := p.resolveDotted(f, u, name, memo)
 	return t.unit
+}
+
+// collectModuleVars gathers a file's top-level "x = A()" assignments, which
+// its functions see as globals.
+func (p *pyResolver) collectModuleVars(f int) {
+	lo, hi := p.fileUnits(f)
+	var m map[string]string
+	for g := lo; g < hi; g++ {
+		if p.kind(g) != KindChunk {
+			continue
+		}
+		for _, v := range p.raw[g].Vars {
+			if strings.IndexByte(v.Name, '.') >= 0 {
+				continue
+			}
+			if m == nil {
+				m = map[string]string{}
+			}
+			if _, ok := m[v.Name]; !ok {
+				m[v.Name] = v.Type
+			}
+		}
+	}
+	p.moduleVars[f] = m
 }

@@ -35,6 +35,10 @@ class Model(Base):
         self.missing()
         return Model.build("y")
 
+    def attach(self):
+        self.options = Model.Meta.Options()
+        return self.options.describe()
+
 
 def make():
     m = Model("a")
