@@ -39,7 +39,7 @@ type runFlags struct {
 	headless, inPlace, apply                   bool
 	maxIter, maxTokens                         int
 	maxCost                                    float64
-	cmdTimeout, scriptDelay                    time.Duration
+	cmdTimeout, cmdBudget, scriptDelay         time.Duration
 	allow                                      listFlag
 }
 
@@ -67,6 +67,7 @@ func parseRunFlags(args []string) (runFlags, error) {
 	fs.Float64Var(&f.maxCost, "max-cost", 5, "dollars for the whole run (0: no limit; unpriced models are not limited)")
 	fs.IntVar(&f.maxTokens, "max-tokens", 0, "tokens for the whole run (0: no limit)")
 	fs.DurationVar(&f.cmdTimeout, "command-timeout", resolve.DefaultTimeout, "time-out of one shell command")
+	fs.DurationVar(&f.cmdBudget, "command-budget", time.Hour, "time all shell commands of the run may take together (0: no limit)")
 	fs.DurationVar(&f.scriptDelay, "script-delay", 0, "pause before each scripted turn, for demos")
 	fs.Var(&f.allow, "allow", "shell command `prefix` that runs without asking, e.g. \"make test\" (repeatable)")
 	fs.StringVar(&f.resume, "resume", "", "continue the interrupted run `id`")
@@ -130,7 +131,7 @@ func runStartError(err error) error {
 // models.
 func runOptions(f runFlags, stdin io.Reader) (run.Options, error) {
 	opts := run.Options{Repo: f.repo, Approve: f.approve, Allow: f.allow, InPlace: f.inPlace, Apply: f.apply,
-		MaxIterations: f.maxIter, MaxCost: f.maxCost, MaxTokens: f.maxTokens, CommandTimeout: f.cmdTimeout, Resume: f.resume}
+		MaxIterations: f.maxIter, MaxCost: f.maxCost, MaxTokens: f.maxTokens, CommandTimeout: f.cmdTimeout, CommandBudget: f.cmdBudget, Resume: f.resume}
 	if f.issue != "" && f.resume == "" {
 		issue, err := readIssue(f.issue, stdin)
 		if err != nil {
