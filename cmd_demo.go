@@ -155,5 +155,8 @@ func demoScreen(ctx context.Context, r *run.Run, notices []string, dir string, s
 	}
 	sum, werr := r.Wait()
 	fmt.Fprintf(stderr, "demo run %s: %s%s\nthe sample repository is at %s\n", sum.ID, sum.Status, patchNote(sum), dir)
+	if sum.Status == "cancelled" && ctx.Err() == nil {
+		return err // the engineer quit: not a failure of the demo
+	}
 	return errors.Join(err, werr, statusError(sum))
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/swe-adept/swe-adept/agent/event"
 )
@@ -273,7 +274,25 @@ func (d *dialog) footer(st Styles, k KeyMap, w int) []string {
 		}
 		parts = append(parts, st.StatusKey.Render(b.Help().Key)+" "+b.Help().Desc)
 	}
-	return []string{"", fit(strings.Join(parts, " · "), w)}
+	return append([]string{""}, joinWrapped(parts, " · ", w)...)
+}
+
+// joinWrapped joins parts with sep into lines of at most w cells, breaking
+// only between parts.
+func joinWrapped(parts []string, sep string, w int) []string {
+	var out []string
+	line := ""
+	for _, p := range parts {
+		if line != "" && ansi.StringWidth(line+sep+p) > w {
+			out = append(out, line)
+			line = ""
+		}
+		if line != "" {
+			line += sep
+		}
+		line += p
+	}
+	return append(out, fit(line, w))
 }
 
 // wrap breaks s into lines of at most w cells on spaces.

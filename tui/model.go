@@ -64,6 +64,7 @@ func New(opts Options) *Model {
 	opts = opts.withDefaults()
 	md := newMarkdown(opts.GlamourStyle, opts.NoColor)
 	note := textinput.New()
+	note.Prompt = ""
 	note.Placeholder = "a note the agent reads at its next turn"
 	note.CharLimit = 1000
 	m := &Model{
