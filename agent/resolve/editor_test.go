@@ -127,6 +127,8 @@ func TestEditorCommands(t *testing.T) {
 	write(t, dir, "a.py", "one\ntwo\nthree\n")
 	write(t, dir, "bin.dat", "ab\x00cd")
 	write(t, dir, "sub/deep/deeper/x.py", "")
+	write(t, dir, "long.py", strings.Repeat("value = compute(value)\n", 2000))
+	write(t, dir, "huge.txt", strings.Repeat("x = 1\n", MaxViewBytes/5))
 	steps := []struct {
 		args   EditArgs
 		want   string
@@ -137,6 +139,9 @@ func TestEditorCommands(t *testing.T) {
 		{EditArgs{Command: "view", Path: "a.py", ViewRange: []int{3, 9}}, "outside a.py, which has 3 lines", true},
 		{EditArgs{Command: "view", Path: "bin.dat"}, "binary", true},
 		{EditArgs{Command: "view", Path: "nope.py"}, "does not exist", true},
+		{EditArgs{Command: "view", Path: "long.py"}, "[clipped: long.py has 2000 lines; shown 1-", false},
+		{EditArgs{Command: "view", Path: "sub/deep/deeper/x.py"}, "(empty file)", false},
+		{EditArgs{Command: "view", Path: "huge.txt", ViewRange: []int{1, 2}}, "too large for the editor", true},
 		{EditArgs{Command: "view", Path: "."}, "sub/deep/", false},
 		{EditArgs{Command: "insert", Path: "a.py", InsertLine: ptr(1), NewStr: "one and a half"}, "     2\tone and a half", false},
 		{EditArgs{Command: "insert", Path: "a.py", InsertLine: ptr(9), NewStr: "x"}, "insert_line 9 is outside", true},

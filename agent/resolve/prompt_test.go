@@ -1,0 +1,43 @@
+package resolve
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// TestPromptsGolden keeps the prompts reviewable: a change shows up as a
+// diff of the golden files.
+func TestPromptsGolden(t *testing.T) {
+	hyp := []string{"bash", "str_replace_editor", "update_hypothesis", "update_todo", "log_insight", "init_base",
+		"start_hypothesis", "commit_todo", "revert_to", "compare_hypotheses", "merge_solution", "submit"}
+	tests := []struct{ name, got string }{
+		{"system_hypotheses", systemPrompt(hyp)},
+		{"system_plain", systemPrompt([]string{"bash", "str_replace_editor", "submit"})},
+		{"task", taskMessage("Cart totals go negative with a discount.\n", []string{"inventory/pricing.py"}, []string{"inventory/pricing.py:apply_discount"})},
+		{"task_no_locations", taskMessage("Something is off.", nil, nil)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join("testdata", t.Name()+".golden")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(tt.got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if string(want) != tt.got {
+				t.Errorf("%s differs from %s:\n%s", tt.name, path, tt.got)
+			}
+		})
+	}
+}
