@@ -20,6 +20,8 @@ var goLang = &language{
 (type_alias name: (type_identifier) @name) @type_alias
 (call_expression function: (_) @call)
 (import_spec) @import
+(short_var_declaration left: (expression_list . (identifier) @var) right: (expression_list . (_) @value))
+(var_spec name: (identifier) @var type: (_) @vartype)
 `,
 	extract: extractGo,
 	resolve: resolveGo,
@@ -34,6 +36,8 @@ const (
 	goTypeAlias
 	goCall
 	goImport
+	goShortVar
+	goVarSpec
 )
 
 func extractGo(x *extraction) {
@@ -59,6 +63,8 @@ func extractGo(x *extraction) {
 			x.calls = append(x.calls, callSite{pos: n.StartByte(), line: lineOf(n), name: compactCall(x.text(n))})
 		case goImport:
 			x.goImport(m.Captures[0].Node)
+		case goShortVar, goVarSpec:
+			x.goVar(m)
 		}
 	}
 	x.finish(func(d *def, parent *rawUnit) Kind {
@@ -158,4 +164,58 @@ func (x *extraction) goImport(n *sitter.Node) {
 		imp.Alias = string(x.text(name))
 	}
 	x.out.Imports = append(x.out.Imports, imp)
+}
+
+// goVar records what a variable holds when its type is plain to see:
+// "x := T{...}", "x := &T{...}" and "var x T" give Type "T{}"; "x := F(...)"
+// gives Type "F", whose declared result type resolution reads.
+func (x *extraction) goVar(m *sitter.QueryMatch) {
+	v := x.capture(m, "var")
+	if v == nil {
+		return
+	}
+	var typ string
+	if t := x.capture(m, "vartype"); t != nil {
+		typ = goTypeName(x.text(t))
+	} else if val := x.capture(m, "value"); val != nil {
+		typ = x.goValueType(val)
+	}
+	if typ == "" {
+		return
+	}
+	x.vars = append(x.vars, callSite{pos: v.StartByte(), line: lineOf(v), name: string(x.text(v)), typ: typ})
+}
+
+func (x *extraction) goValueType(val *sitter.Node) string {
+	switch val.Type() {
+	case "unary_expression":
+		if op := val.ChildByFieldName("operand"); op != nil && op.Type() == "composite_literal" {
+			return x.goValueType(op)
+		}
+	case "composite_literal":
+		if t := val.ChildByFieldName("type"); t != nil {
+			return goTypeName(x.text(t))
+		}
+	case "call_expression":
+		if f := val.ChildByFieldName("function"); f != nil {
+			if name := compactCall(x.text(f)); isDotted(name) {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+// goTypeName turns "*pkg.T[K]" into "pkg.T{}", the mark of a known type;
+// "" for types that have no methods of their own in the repo (maps,
+// slices, funcs, channels).
+func goTypeName(b []byte) string {
+	s := strings.TrimLeft(compactCall(b), "*")
+	if i := strings.IndexByte(s, '['); i >= 0 {
+		s = s[:i]
+	}
+	if !isDotted(s) {
+		return ""
+	}
+	return s + "{}"
 }

@@ -143,7 +143,11 @@ func (g *goResolver) resolveCalls(fi int) {
 }
 
 func (g *goResolver) resolveCall(fi int, u int32, name string) int32 {
-	if !isDotted(name) {
+	return g.resolveCallHops(fi, u, name, 0)
+}
+
+func (g *goResolver) resolveCallHops(fi int, u int32, name string, hops int) int32 {
+	if !isDotted(name) || hops > maxHops {
 		return -1
 	}
 	head, rest, dotted := strings.Cut(name, ".")
@@ -165,14 +169,104 @@ func (g *goResolver) resolveCall(fi int, u int32, name string) int32 {
 		}
 		return -1
 	}
-	if dir, ok := g.imports[fi][head]; ok {
-		if p, ok := g.pkgDir[dir]; ok {
-			if t, ok := g.members[scopeName{g.goPkgScope(p), rest}]; ok {
-				return t
-			}
+	if t := g.pkgMember(fi, head, rest); t >= 0 {
+		return t
+	}
+	if typ := g.varType(fi, u, head, hops); typ >= 0 {
+		if t, ok := g.members[scopeName{typ, rest}]; ok {
+			return t
 		}
 	}
 	return -1
+}
+
+// pkgMember finds name in the module package that file fi imports as pkg.
+func (g *goResolver) pkgMember(fi int, pkg, name string) int32 {
+	dir, ok := g.imports[fi][pkg]
+	if !ok {
+		return -1
+	}
+	p, ok := g.pkgDir[dir]
+	if !ok {
+		return -1
+	}
+	if t, ok := g.members[scopeName{g.goPkgScope(p), name}]; ok {
+		return t
+	}
+	return -1
+}
+
+// typeUnit resolves a type name as written in file fi ("T" or "pkg.T").
+func (g *goResolver) typeUnit(fi int, name string) int32 {
+	var t int32 = -1
+	if pkg, typ, ok := strings.Cut(name, "."); ok {
+		t = g.pkgMember(fi, pkg, typ)
+	} else if u, ok := g.members[scopeName{g.goPkgScope(g.pkgOf[fi]), name}]; ok {
+		t = u
+	}
+	if t >= 0 && g.kind(t) == KindClass {
+		return t
+	}
+	return -1
+}
+
+// varType is the type unit of a variable of unit u (or of a unit around
+// it): from a composite literal or var declaration, or from the declared
+// result of the function that produced it.
+func (g *goResolver) varType(fi int, u int32, name string, hops int) int32 {
+	for s := u; s >= 0; s = g.parent[s] {
+		for _, v := range g.raw[s].Vars {
+			if v.Name != name {
+				continue
+			}
+			if typ, ok := strings.CutSuffix(v.Type, "{}"); ok {
+				return g.typeUnit(fi, typ)
+			}
+			fn := g.resolveCallHops(fi, s, v.Type, hops+1)
+			if fn < 0 || g.kind(fn) == KindClass {
+				return -1
+			}
+			res := goResultType(g.units[fn].Signature, g.units[fn].Name)
+			if res == "" {
+				return -1
+			}
+			return g.typeUnit(int(g.fileOf[fn]), res)
+		}
+	}
+	return -1
+}
+
+// goResultType reads the first result type from a signature such as
+// "func NewT(x int) (*T, error)": "T".
+func goResultType(sig, name string) string {
+	i := strings.Index(sig, name+"(")
+	if i < 0 {
+		return ""
+	}
+	depth, j := 0, i+len(name)
+	for ; j < len(sig); j++ {
+		if sig[j] == '(' {
+			depth++
+		} else if sig[j] == ')' {
+			depth--
+			if depth == 0 {
+				break
+			}
+		}
+	}
+	res := strings.TrimSpace(sig[min(j+1, len(sig)):])
+	res = strings.TrimPrefix(res, "(")
+	if k := strings.IndexAny(res, ",) "); k >= 0 {
+		res = res[:k]
+	}
+	res = strings.TrimLeft(res, "*")
+	if k := strings.IndexByte(res, '['); k >= 0 {
+		res = res[:k]
+	}
+	if !isDotted(res) {
+		return ""
+	}
+	return res
 }
 
 // methodOwner is the method that unit u is (or is nested in), -1 if none.
