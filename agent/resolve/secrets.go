@@ -39,6 +39,8 @@ func isSecretName(name string) bool {
 
 func overridden(name string) bool {
 	switch name {
+	case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_NAMESPACE":
+		return true // git in a command must see the workspace, not a repository the caller pointed at
 	case "PAGER", "GIT_PAGER", "MANPAGER", "GIT_TERMINAL_PROMPT", "GIT_EDITOR", "EDITOR", "VISUAL", "TERM",
 		"NO_COLOR", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "CI":
 		return true

@@ -111,6 +111,7 @@ func TestShellOutputCapped(t *testing.T) {
 
 func TestShellEnvAndStdin(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-test-very-secret-value")
+	t.Setenv("GIT_DIR", "/elsewhere/.git")
 	sh := NewShell(ShellConfig{Workdir: t.TempDir(), Perm: Permissions{Mode: ModeAuto}})
 	x, err := sh.Run(context.Background(), "env; cat; echo sk-test-very-secret-value", time.Minute)
 	if err != nil {
@@ -118,6 +119,9 @@ func TestShellEnvAndStdin(t *testing.T) {
 	}
 	if strings.Contains(x.Output, "OPENAI_API_KEY") || strings.Contains(x.Output, "very-secret") {
 		t.Errorf("the key reached the command or its output:\n%s", x.Output)
+	}
+	if strings.Contains(x.Output, "GIT_DIR") {
+		t.Error("GIT_DIR reached the command: git would work on another repository")
 	}
 	if !strings.Contains(x.Output, "PAGER=cat") {
 		t.Error("commands run without PAGER=cat")
