@@ -236,3 +236,20 @@ func TestReadsSurviveRepack(t *testing.T) {
 		t.Errorf("grandparent %s, want %s", parent, c1)
 	}
 }
+
+// Branch names come from the model. Whatever validBranchName accepts, git
+// must accept too, or the tool would fail with git's less helpful message.
+func FuzzBranchName(f *testing.F) {
+	for _, s := range []string{"swe-adept/r1/h1", "fix-tokenizer", "a..b", "-x", "x.lock", "a/.b", "a b", "ü/ok",
+		"a@{1}", "a//b", "x/", "HEAD", "@", "a\\b", "v1.2", "a/b.", "ok_name-2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if validBranchName(name) != nil {
+			return
+		}
+		if out, err := gitRaw(t.TempDir(), nil, "check-ref-format", "--branch", name); err != nil {
+			t.Errorf("validBranchName accepted %q, git refuses: %s", name, out)
+		}
+	})
+}
