@@ -59,6 +59,7 @@ func BenchmarkFindCodeDefExact(b *testing.B)      { benchDef(b, "Symbol", ModeEx
 func BenchmarkFindCodeDefQualified(b *testing.B)  { benchDef(b, "Basic.subs", ModeExact) }
 func BenchmarkFindCodeDefRegex(b *testing.B)      { benchDef(b, "_eval_.*_as_.*", ModeRegex) }
 func BenchmarkFindCodeDefRegexSmart(b *testing.B) { benchDef(b, "is_.*zero", ModeRegex) }
+func BenchmarkFindCodeDefRegexBroad(b *testing.B) { benchDef(b, ".*", ModeRegex) }
 func BenchmarkFindCodeDefFuzzy(b *testing.B)      { benchDef(b, "Symbl_factry", ModeFuzzy) }
 
 func BenchmarkFindFileGlob(b *testing.B) {

@@ -41,15 +41,24 @@ func (s *Searcher) FindCodeDef(a FindCodeDefArgs) Result {
 	}
 	if re != nil {
 		lits := requiredLiterals(q)
-		keys := s.names.matchKeys(re.MatchString, lits, regexLiteral(q))
+		keep := s.keyInScope(sc)
+		keys, matched, broad := s.names.matchKeys(re.MatchString, lits, regexLiteral(q), keep)
 		if len(keys) == 0 && !strings.HasPrefix(re.String(), "(?") {
 			// Smart case found nothing: the model may have guessed the case.
 			if ci, err := regexp.Compile("(?i)" + q); err == nil {
-				keys = s.names.matchKeys(ci.MatchString, lits, regexLiteral(q))
+				keys, matched, broad = s.names.matchKeys(ci.MatchString, lits, regexLiteral(q), keep)
 			}
 		}
-		if ids, scores, total := s.expandKeys(keys, sc, 0); len(ids) > 0 {
-			head := fmt.Sprintf("%s %s: no exact match; %s on names, most similar first", tool, quote(q), plural(total, "regex match", "regex matches"))
+		if ids, scores, total := s.expandKeys(keys, sc, MaxHits); len(ids) > 0 {
+			count := plural(total, "regex match", "regex matches")
+			switch {
+			case broad:
+				count = fmt.Sprintf("over %d names match the regex (too broad to rank them all; give a more specific pattern)", matched)
+			case matched > len(keys):
+				count = fmt.Sprintf("%d names match the regex, the shortest %d ranked", matched, len(keys))
+				total += matched - len(keys)
+			}
+			head := fmt.Sprintf("%s %s: no exact match; %s on names, most similar first", tool, quote(q), count)
 			return s.unitResultMore(tool, q, ModeRegex, scores, ids, head, total-len(ids))
 		}
 	}
@@ -167,6 +176,22 @@ func (s *Searcher) expandKeys(keys []scoredKey, sc scope, limit int) ([]int32, [
 		}
 	}
 	return ids, scores, total
+}
+
+// keyInScope filters name keys to those with a unit in scope; nil for the
+// whole repository.
+func (s *Searcher) keyInScope(sc scope) func(int32) bool {
+	if !sc.isFile() && sc.dir == "" {
+		return nil
+	}
+	return func(k int32) bool {
+		for _, u := range s.names.units[k] {
+			if fi := s.unitFile[u]; fi >= 0 && sc.has(fi, s.units[u].Path) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 func (s *Searcher) inScope(units []int32, sc scope) []int32 {

@@ -15,6 +15,12 @@ type nameTable struct {
 	units [][]int32 // units reached through keys[i]
 	byKey map[string]int32
 	tri   map[uint64][]int32 // trigram of lower[i] -> key indexes
+	triN  []uint16           // distinct trigrams of lower[i]
+	// blob is every lower[i] followed by "\n", so a literal can be found in
+	// all names with one fast substring scan; offs[i] is where lower[i]
+	// starts in it.
+	blob string
+	offs []int32
 }
 
 func buildNameTable(units []*Unit) nameTable {
@@ -42,9 +48,19 @@ func buildNameTable(units []*Unit) nameTable {
 		add(u.Name, int32(i))
 		add(u.QualName, int32(i))
 	}
+	var blob strings.Builder
+	t.offs = make([]int32, len(t.lower))
+	for k, low := range t.lower {
+		t.offs[k] = int32(blob.Len())
+		blob.WriteString(low)
+		blob.WriteByte('\n')
+	}
+	t.blob = blob.String()
 	var buf []uint64
+	t.triN = make([]uint16, len(t.lower))
 	for k, low := range t.lower {
 		buf = trigramSet([]rune(low), buf)
+		t.triN[k] = uint16(min(len(buf), 65535))
 		for _, g := range buf {
 			t.tri[g] = append(t.tri[g], int32(k))
 		}
@@ -76,7 +92,7 @@ type scoredKey struct {
 // keys that share the most trigrams with it.
 func (t *nameTable) fuzzy(query string, limit int) []scoredKey {
 	q := []rune(strings.ToLower(query))
-	if len(q) == 0 || len(t.keys) == 0 {
+	if len(q) == 0 || len(t.keys) == 0 || len(q) > maxQueryLen {
 		return nil
 	}
 	counts := make([]uint16, len(t.keys))
@@ -93,12 +109,12 @@ func (t *nameTable) fuzzy(query string, limit int) []scoredKey {
 	}
 	touched = topByCount(touched, counts, fuzzyCandidates)
 	out := make([]scoredKey, 0, len(touched))
-	qs := string(q)
+	ks := newKeyScorer(query)
 	last := lastPart(query)
 	for _, k := range touched {
 		// Mostly case-blind; the case-aware part breaks ties like
 		// Symbol vs SYMBOL for "Symbl".
-		sc := (1-caseWeight)*FuzzyScore(qs, t.lower[k]) + caseWeight*JaroWinkler(query, t.keys[k])
+		sc := ks.score(t.lower[k], t.keys[k], int(counts[k]), int(t.triN[k]))
 		if lastPart(t.keys[k]) == last {
 			// Same spelling, case included, of the final name: Symbol
 			// over SYMBOL for "Symbol", which lower-casing ties.
@@ -157,27 +173,74 @@ func sortScored(out []scoredKey, t *nameTable) {
 
 // regexScoreCap bounds how many regex-matching keys get a similarity score
 // for ranking; past it the shortest names are kept (they match the pattern
-// most tightly).
-const regexScoreCap = 500
+// most tightly). maxRegexMatches stops the scan of a pattern so broad that
+// ranking its matches means nothing (".*").
+const (
+	regexScoreCap   = 200
+	maxRegexMatches = 5000
+)
 
-// matchKeys returns the keys the matcher accepts, best first by similarity to
-// the query's literal text.
-func (t *nameTable) matchKeys(match func(string) bool, lits []string, literal string) []scoredKey {
+// matchKeys returns the keys the matcher accepts (and keep, if set), best
+// first by similarity to the query's literal text. Keys lacking one of the
+// pattern's required literals are skipped without running the regexp.
+// matched counts the matching keys, even those left unranked past
+// regexScoreCap; broad reports a scan stopped at maxRegexMatches.
+func (t *nameTable) matchKeys(match func(string) bool, lits []string, literal string, keep func(int32) bool) (out []scoredKey, matched int, broad bool) {
 	var hits []int32
-	for k, key := range t.keys {
-		if containsAll(t.lower[k], lits) && match(key) {
-			hits = append(hits, int32(k))
+	for _, k := range t.candidates(lits) {
+		if containsAll(t.lower[k], lits) && match(t.keys[k]) && (keep == nil || keep(k)) {
+			hits = append(hits, k)
+			if len(hits) == maxRegexMatches {
+				broad = true
+				break
+			}
 		}
 	}
+	matched = len(hits)
 	if len(hits) > regexScoreCap {
 		slices.SortStableFunc(hits, func(a, b int32) int { return len(t.keys[a]) - len(t.keys[b]) })
 		hits = hits[:regexScoreCap]
 	}
-	lit := strings.ToLower(literal)
-	out := make([]scoredKey, 0, len(hits))
+	ks := newKeyScorer(literal)
+	out = make([]scoredKey, 0, len(hits))
 	for _, k := range hits {
-		out = append(out, scoredKey{k, FuzzyScore(lit, t.lower[k])})
+		out = append(out, scoredKey{k, ks.scoreKey(t.lower[k], t.keys[k])})
 	}
 	sortScored(out, t)
+	return out, matched, broad
+}
+
+// candidates are the keys that contain the longest required literal, found
+// by scanning the blob of all names; every key when there is none.
+func (t *nameTable) candidates(lits []string) []int32 {
+	lit := ""
+	for _, l := range lits {
+		if len(l) > len(lit) && !strings.Contains(l, "\n") {
+			lit = l
+		}
+	}
+	if lit == "" {
+		all := make([]int32, len(t.keys))
+		for i := range all {
+			all[i] = int32(i)
+		}
+		return all
+	}
+	var out []int32
+	for p := 0; p < len(t.blob); {
+		i := strings.Index(t.blob[p:], lit)
+		if i < 0 {
+			break
+		}
+		at := p + i
+		k := int32(sort.Search(len(t.offs), func(j int) bool { return int(t.offs[j]) > at }) - 1)
+		out = append(out, k)
+		// Skip to the next key: one hit per key is enough.
+		if int(k)+1 < len(t.offs) {
+			p = int(t.offs[k+1])
+		} else {
+			break
+		}
+	}
 	return out
 }

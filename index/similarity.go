@@ -2,6 +2,7 @@ package index
 
 import (
 	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -90,7 +91,19 @@ func trigramSim(a, b []rune) float64 {
 }
 
 func jaroWinkler(a, b []rune) float64 {
-	j := jaro(a, b)
+	var sc scratch
+	return sc.jaroWinkler(a, b)
+}
+
+// scratch holds the buffers of the similarity measures, so scoring many
+// candidates against one query does not allocate for each.
+type scratch struct {
+	ma, mb    []bool
+	prev, cur []int
+}
+
+func (sc *scratch) jaroWinkler(a, b []rune) float64 {
+	j := sc.jaro(a, b)
 	prefix := 0
 	for prefix < 4 && prefix < len(a) && prefix < len(b) && a[prefix] == b[prefix] {
 		prefix++
@@ -98,7 +111,16 @@ func jaroWinkler(a, b []rune) float64 {
 	return j + float64(prefix)*0.1*(1-j)
 }
 
-func jaro(a, b []rune) float64 {
+func boolBuf(buf []bool, n int) []bool {
+	if cap(buf) < n {
+		return make([]bool, n)
+	}
+	buf = buf[:n]
+	clear(buf)
+	return buf
+}
+
+func (sc *scratch) jaro(a, b []rune) float64 {
 	if len(a) == 0 && len(b) == 0 {
 		return 1
 	}
@@ -107,8 +129,8 @@ func jaro(a, b []rune) float64 {
 	}
 	window := max(len(a), len(b))/2 - 1
 	window = max(window, 0)
-	ma := make([]bool, len(a))
-	mb := make([]bool, len(b))
+	sc.ma, sc.mb = boolBuf(sc.ma, len(a)), boolBuf(sc.mb, len(b))
+	ma, mb := sc.ma, sc.mb
 	matches := 0
 	for i := range a {
 		lo, hi := max(0, i-window), min(len(b), i+window+1)
@@ -141,19 +163,33 @@ func jaro(a, b []rune) float64 {
 }
 
 func lcsSim(a, b []rune) float64 {
+	var sc scratch
+	return sc.lcsSim(a, b)
+}
+
+func (sc *scratch) lcsSim(a, b []rune) float64 {
 	if len(a) == 0 && len(b) == 0 {
 		return 1
 	}
-	return 2 * float64(lcsLen(a, b)) / float64(len(a)+len(b))
+	return 2 * float64(sc.lcsLen(a, b)) / float64(len(a)+len(b))
+}
+
+func lcsLen(a, b []rune) int {
+	var sc scratch
+	return sc.lcsLen(a, b)
 }
 
 // lcsLen is the classic dynamic programme kept to two rows.
-func lcsLen(a, b []rune) int {
+func (sc *scratch) lcsLen(a, b []rune) int {
 	if len(a) < len(b) {
 		a, b = b, a
 	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	if cap(sc.prev) < len(b)+1 {
+		sc.prev, sc.cur = make([]int, len(b)+1), make([]int, len(b)+1)
+	}
+	prev, cur := sc.prev[:len(b)+1], sc.cur[:len(b)+1]
+	clear(prev)
+	clear(cur)
 	for i := 1; i <= len(a); i++ {
 		for k := 1; k <= len(b); k++ {
 			switch {
@@ -168,6 +204,54 @@ func lcsLen(a, b []rune) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// keyScorer scores many name keys against one query without allocating
+// per key. The trigram overlap comes from the trigram index, which has
+// already counted it.
+type keyScorer struct {
+	scratch
+	q, qCase []rune   // lower-cased and as typed
+	qTris    []uint64 // distinct padded trigrams of q, sorted
+	qTri     int
+	k, kCase []rune
+	kTris    []uint64
+}
+
+func newKeyScorer(query string) *keyScorer {
+	low := []rune(strings.ToLower(query))
+	tris := trigramSet(low, nil)
+	return &keyScorer{q: low, qCase: []rune(query), qTris: tris, qTri: len(tris)}
+}
+
+// scoreKey is score for a key whose trigram overlap is not known yet.
+func (ks *keyScorer) scoreKey(lower, key string) float64 {
+	ks.k = append(ks.k[:0], []rune(lower)...)
+	ks.kTris = trigramSet(ks.k, ks.kTris)
+	common, i, k := 0, 0, 0
+	for i < len(ks.qTris) && k < len(ks.kTris) {
+		switch {
+		case ks.qTris[i] == ks.kTris[k]:
+			common++
+			i++
+			k++
+		case ks.qTris[i] < ks.kTris[k]:
+			i++
+		default:
+			k++
+		}
+	}
+	return ks.score(lower, key, common, len(ks.kTris))
+}
+
+// score is FuzzyScore(lower(query), lower) given the shared trigram count,
+// blended with a little case-aware Jaro–Winkler against the key as written.
+func (ks *keyScorer) score(lower, key string, common, keyTri int) float64 {
+	ks.k = append(ks.k[:0], []rune(lower)...)
+	ks.kCase = append(ks.kCase[:0], []rune(key)...)
+	tri := 2 * float64(common) / float64(ks.qTri+keyTri)
+	sc := weightTrigram*tri + weightJaro*ks.jaroWinkler(ks.q, ks.k) + weightLCS*ks.lcsSim(ks.q, ks.k)
+	return (1-caseWeight)*sc + caseWeight*ks.jaroWinkler(ks.qCase, ks.kCase)
 }
 
 // runeLen avoids converting when only the length is needed.
