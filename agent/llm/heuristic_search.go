@@ -170,7 +170,7 @@ func (st *hstate) entrySearch(e EntryPoint) (ToolCall, bool) {
 	if c, ok := st.defSearch(a, e); ok {
 		return c, true
 	}
-	if e.Kind == EntryQuoted {
+	if e.Kind != EntryTraceback {
 		ca := index.FindCodeContentArgs{Content: e.Text}
 		if r := s.FindCodeContent(ca); len(r.Hits) > 0 && len(r.Hits) <= maxDefHits && st.novel(r) {
 			st.addHits(r, e.Weight*0.6, e.Text)

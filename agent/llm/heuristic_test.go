@@ -1,0 +1,164 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/swe-adept/swe-adept/index"
+)
+
+var (
+	heurShopOnce sync.Once
+	heurShopIx   *index.Index
+	heurShopErr  error
+)
+
+func heurShop(t testing.TB) *index.Index {
+	t.Helper()
+	heurShopOnce.Do(func() {
+		heurShopIx, heurShopErr = index.Build(context.Background(), "../../testdata/localize/shop", index.Options{NoCache: true})
+	})
+	if heurShopErr != nil {
+		t.Fatal(heurShopErr)
+	}
+	return heurShopIx
+}
+
+func htools(names ...string) []Tool {
+	out := make([]Tool, len(names))
+	for i, n := range names {
+		out[i] = Tool{Name: n}
+	}
+	return out
+}
+
+var heurSearchTools = htools(hFindFile, hFindDef, hFindContent, hFindChild, hFinish)
+
+// converse plays the heuristic through the three phases the way the loop
+// does, answering every call with a stub observation, and returns the
+// search calls and the final ranking.
+func heurConverse(t *testing.T, h *Heuristic, issue string) (calls []ToolCall, files, funcs []string) {
+	t.Helper()
+	msgs := []Message{{Role: System, Content: "localize"}, {Role: User, Content: "Localize this. You have at most 20 turns.\n\n<issue>\n" + issue + "\n</issue>"}}
+	step := func(ts []Tool) Message {
+		resp, err := h.Complete(context.Background(), Request{Messages: msgs, Tools: ts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(msgs, resp.Message)
+		for _, c := range resp.Message.ToolCalls {
+			if !json.Valid([]byte(c.Arguments)) {
+				t.Fatalf("invalid arguments %q", c.Arguments)
+			}
+			msgs = append(msgs, Message{Role: ToolRole, ToolCallID: c.ID, Content: "ok"})
+		}
+		return resp.Message
+	}
+	for i := 0; i < 25; i++ {
+		m := step(heurSearchTools)
+		if len(m.ToolCalls) == 0 {
+			t.Fatalf("turn %d without a tool call: %q", i+1, m.Content)
+		}
+		calls = append(calls, m.ToolCalls...)
+		if m.ToolCalls[0].Name == hFinish {
+			break
+		}
+	}
+	if calls[len(calls)-1].Name != hFinish {
+		t.Fatalf("no finish_search in %d calls", len(calls))
+	}
+	if sl := step(htools(hShortlist)); len(sl.ToolCalls) != 1 || sl.ToolCalls[0].Name != hShortlist {
+		t.Fatalf("stage 1 answered %+v", sl)
+	}
+	rk := step(htools(hRank))
+	if len(rk.ToolCalls) != 1 || rk.ToolCalls[0].Name != hRank {
+		t.Fatalf("stage 2 answered %+v", rk)
+	}
+	var r struct{ Files, Functions []string }
+	if err := json.Unmarshal([]byte(rk.ToolCalls[0].Arguments), &r); err != nil {
+		t.Fatal(err)
+	}
+	return calls, r.Files, r.Functions
+}
+
+func TestHeuristicTraceback(t *testing.T) {
+	ix := heurShop(t)
+	issue := "Discounts given in percent crash checkout\n\nTraceback (most recent call last):\n" +
+		"  File \"/app/checkout.py\", line 3, in <module>\n" +
+		"  File \"/venv/lib/python3.11/site-packages/shop/cart.py\", line 33, in total\n" +
+		"  File \"/venv/lib/python3.11/site-packages/shop/pricing.py\", line 8, in price_items\n" +
+		"  File \"/venv/lib/python3.11/site-packages/shop/pricing.py\", line 14, in apply_discount\n" +
+		"ValueError: discount rate 50 is not between 0 and 1\n"
+	calls, files, funcs := heurConverse(t, NewHeuristic(ix, nil), issue)
+	if len(funcs) == 0 || funcs[0] != "shop/pricing.py:apply_discount" {
+		t.Errorf("functions %v: the raising frame should rank first", funcs)
+	}
+	if len(files) == 0 || files[0] != "shop/pricing.py" {
+		t.Errorf("files %v", files)
+	}
+	var args []string
+	for _, c := range calls {
+		args = append(args, c.Name+" "+c.Arguments)
+	}
+	joined := strings.Join(args, "\n")
+	if !strings.Contains(joined, `"file_name":"shop/pricing.py"`) || !strings.Contains(joined, `"definition_name":"apply_discount","file_path":"shop/pricing.py"`) {
+		t.Errorf("traceback frames were not searched:\n%s", joined)
+	}
+	if strings.Contains(joined, "checkout.py") {
+		t.Errorf("a frame outside the repository was searched:\n%s", joined)
+	}
+}
+
+func TestHeuristicNoNames(t *testing.T) {
+	ix := heurShop(t)
+	calls, _, funcs := heurConverse(t, NewHeuristic(ix, nil), "restocking the warehouse never adds to the available stock")
+	if calls[0].Name != hFindDef {
+		t.Errorf("first call %+v: pattern search by BM25 expected", calls[0])
+	}
+	if len(funcs) == 0 || !strings.HasPrefix(funcs[0], "shop/inventory.py:Inventory.") {
+		t.Errorf("functions %v", funcs)
+	}
+}
+
+func TestHeuristicResetsOnNewIssue(t *testing.T) {
+	ix := heurShop(t)
+	h := NewHeuristic(ix, nil)
+	_, _, first := heurConverse(t, h, "restocking the warehouse never adds to the available stock")
+	_, _, second := heurConverse(t, h, "format_money prints the currency before the amount")
+	if len(second) == 0 || second[0] != "shop/money.py:format_money" {
+		t.Errorf("second issue ranked %v (first %v)", second, first)
+	}
+}
+
+func TestHeuristicOtherTools(t *testing.T) {
+	h := NewHeuristic(heurShop(t), nil)
+	resp, err := h.Complete(context.Background(), Request{Messages: []Message{{Role: User, Content: "fix it"}}, Tools: htools("bash")})
+	if err != nil || len(resp.Message.ToolCalls) != 0 || h.Name() != "heuristic" {
+		t.Errorf("unknown phase answered %+v, %v", resp, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := h.Complete(ctx, Request{}); err == nil {
+		t.Error("a cancelled call must fail")
+	}
+}
+
+func BenchmarkExtractEntryPoints(b *testing.B) {
+	issue := strings.Repeat("The `Cart.total()` of shop/cart.py calls apply_discount and RoundMoney.\n"+
+		"  File \"/x/shop/pricing.py\", line 14, in apply_discount\n```python\ncart.add_item(Item('pen', 1.99))\n```\n", 20)
+	b.ReportAllocs()
+	for b.Loop() {
+		ExtractEntryPoints(issue)
+	}
+}
+
+func BenchmarkHeuristicCorpus(b *testing.B) {
+	ix := heurShop(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		newCorpus(ix)
+	}
+}
