@@ -219,7 +219,10 @@ func runScreen(ctx context.Context, r *run.Run, stderr io.Writer) error {
 	}()
 	sum, werr := r.Wait()
 	fmt.Fprintf(stderr, "run %s: %s, %d tokens, %s%s\n", sum.ID, sum.Status, sum.Tokens, sum.Cost, patchNote(sum))
-	return errors.Join(err, werr, statusError(sum))
+	if err != nil || werr != nil {
+		return errors.Join(err, werr)
+	}
+	return statusError(sum)
 }
 
 // runHeadless prints every event as a JSON line, then the summary line.
@@ -239,7 +242,10 @@ func runHeadless(r *run.Run, stdout io.Writer) error {
 	if eerr := enc.Encode(line); eerr != nil && err == nil {
 		err = eerr
 	}
-	return errors.Join(err, statusError(sum))
+	if err != nil {
+		return err
+	}
+	return statusError(sum)
 }
 
 func writeEvent(w io.Writer, e event.Event, secrets []string) error {

@@ -45,13 +45,13 @@ func (r *Run) finish(parent context.Context, st *state, runErr error) {
 	if runErr != nil && !errors.Is(runErr, context.Canceled) {
 		r.emit(event.Event{Type: event.Error, Text: resolve.Scrub(runErr.Error(), r.secrets)})
 	}
-	r.total(sum)
+	priced := r.total(sum)
 	if err := writeJSON(filepath.Join(r.Dir, SummaryFile), sum); err != nil {
 		slog.Error("save summary", "run", r.ID, "err", err)
 	}
 	r.emit(event.Event{Type: event.PhaseChanged, Phase: "done"})
 	r.emit(event.Event{Type: event.Done, Done: &event.DoneInfo{Status: sum.Status, Patch: sum.Patch, RunDir: r.Dir,
-		Seconds: sum.Seconds, Tokens: sum.Tokens, Cost: sum.Localize.Cost + sum.Resolve.Cost, Priced: sum.Localize.Priced && sum.Resolve.Priced,
+		Seconds: sum.Seconds, Tokens: sum.Tokens, Cost: sum.Localize.Cost + sum.Resolve.Cost, Priced: priced,
 		Report: sum.Message, FilesFound: len(sum.Files)}})
 	r.mu.Lock()
 	r.summary = *sum
@@ -61,7 +61,8 @@ func (r *Run) finish(parent context.Context, st *state, runErr error) {
 	r.mu.Unlock()
 }
 
-func (r *Run) total(sum *Summary) {
+// total fills in the summary's totals and reports whether the cost is known.
+func (r *Run) total(sum *Summary) bool {
 	sum.Ended = r.opts.Now().UTC()
 	sum.Seconds = sum.Ended.Sub(sum.Started).Seconds()
 	l, s := sum.Localize, sum.Resolve
@@ -69,6 +70,7 @@ func (r *Run) total(sum *Summary) {
 	priced := (l.Calls == 0 || l.Priced) && (s.Calls == 0 || s.Priced)
 	sum.Cost = llm.FormatCost(l.Cost+s.Cost, priced)
 	sum.Message = resolve.Scrub(sum.Message, r.secrets)
+	return priced
 }
 
 // savePatch writes patch.diff: the workspace (the merged solution, or the
