@@ -3,7 +3,6 @@ package index
 import (
 	"slices"
 	"strings"
-	"unicode/utf8"
 )
 
 // Similarity measures for fuzzy definition lookup. Each takes two strings
@@ -253,6 +252,3 @@ func (ks *keyScorer) score(lower, key string, common, keyTri int) float64 {
 	sc := weightTrigram*tri + weightJaro*ks.jaroWinkler(ks.q, ks.k) + weightLCS*ks.lcsSim(ks.q, ks.k)
 	return (1-caseWeight)*sc + caseWeight*ks.jaroWinkler(ks.qCase, ks.kCase)
 }
-
-// runeLen avoids converting when only the length is needed.
-func runeLen(s string) int { return utf8.RuneCountInString(s) }
