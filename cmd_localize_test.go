@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/swe-adept/swe-adept/agent/localize"
+)
+
+func TestLocalizeCommand(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	t.Setenv("SWE_ADEPT_MODEL", "")
+	repo := filepath.Join("testdata", "localize", "shop")
+	issue := filepath.Join("testdata", "localize", "issue.md")
+	tests := []struct {
+		name  string
+		args  []string
+		first string // best function
+	}{
+		{"heuristic by default", nil, "shop/money.py:round_money"},
+		{"heuristic by name", []string{"--model", "heuristic", "--json"}, "shop/money.py:round_money"},
+		{"scripted", []string{"--script", filepath.Join("testdata", "localize", "script.json")}, "shop/money.py:round_money"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "locations.json")
+			args := append([]string{"--repo", repo, "--issue", issue, "--out", out}, tc.args...)
+			if err := runLocalize(context.Background(), args); err != nil {
+				t.Fatal(err)
+			}
+			loc, err := localize.LoadLocations(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(loc.Functions) == 0 || loc.Functions[0] != tc.first || loc.Status != "submitted" {
+				t.Errorf("functions %v status %q", loc.Functions, loc.Status)
+			}
+		})
+	}
+}
+
+func TestLocalizeUsage(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty.md")
+	if err := os.WriteFile(empty, []byte("  \n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := map[string][]string{
+		"no issue":         {"--repo", "."},
+		"bad repo":         {"--repo", "no/such/dir", "--issue", "x.md"},
+		"bad iterations":   {"--issue", "x.md", "--max-iterations", "0"},
+		"stray argument":   {"--issue", "x.md", "extra"},
+		"empty issue file": {"--issue", empty},
+	}
+	for name, args := range tests {
+		t.Run(name, func(t *testing.T) {
+			err := runLocalize(context.Background(), args)
+			var ue usageError
+			if !errors.As(err, &ue) {
+				t.Errorf("got %v, want a usage error", err)
+			}
+		})
+	}
+}
+
+func TestReadIssueStdin(t *testing.T) {
+	got, err := readIssue("-", strings.NewReader("the issue"))
+	if err != nil || got != "the issue" {
+		t.Errorf("readIssue(-) = %q, %v", got, err)
+	}
+	if _, err := readIssue(filepath.Join(t.TempDir(), "missing.md"), nil); err == nil {
+		t.Error("a missing issue file must fail")
+	}
+}
