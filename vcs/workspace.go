@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -297,6 +298,9 @@ func (w *Workspace) restoreCheckout(ctx context.Context) error {
 	if _, err := co.PutAside(ctx, leftover); err != nil {
 		return fmt.Errorf("set aside the run's uncommitted changes: %w", err)
 	}
+	if err := w.putBranchBack(ctx); err != nil {
+		return err
+	}
 	args := []string{"checkout", "-q", "--detach", w.st.Head}
 	if w.st.Branch != "" {
 		args = []string{"checkout", "-q", w.st.Branch, "--"}
@@ -311,6 +315,35 @@ func (w *Workspace) restoreCheckout(ctx context.Context) error {
 		}
 	}
 	w.st.Restored = true
+	return nil
+}
+
+// putBranchBack undoes a move of the engineer's branch during an in-place
+// run (raw git in the agent's shell can do that). The commits it gained are
+// kept on refs/swe-adept/runs/<run>/moved/<branch>.
+func (w *Workspace) putBranchBack(ctx context.Context) error {
+	if w.st.Branch == "" {
+		return nil
+	}
+	ref := "refs/heads/" + w.st.Branch
+	tip, err := w.checkout.Resolve(ctx, ref)
+	if err != nil || tip == w.st.Head {
+		return nil // deleted or untouched: nothing to put back
+	}
+	keep := runRefPrefix + w.RunID + "/moved/" + w.st.Branch
+	// Step off the branch first (no file changes) so that moving it does not
+	// leave the working tree looking modified.
+	if _, err := w.checkout.git(ctx, "checkout", "-q", "--detach"); err != nil {
+		return fmt.Errorf("detach from %s: %w", w.st.Branch, err)
+	}
+	if _, err := w.checkout.git(ctx, "update-ref", "-m", "swe-adept: keep commits made on "+w.st.Branch, keep, tip); err != nil {
+		return fmt.Errorf("keep the commits made on %s: %w", w.st.Branch, err)
+	}
+	if _, err := w.checkout.git(ctx, "update-ref", "-m", "swe-adept: put "+w.st.Branch+" back", ref, w.st.Head, tip); err != nil {
+		return fmt.Errorf("put %s back at %s: %w", w.st.Branch, short(w.st.Head), err)
+	}
+	slog.Warn("the run moved the engineer's branch; put it back", "branch", w.st.Branch,
+		"was", short(w.st.Head), "moved_to", short(tip), "kept_on", keep)
 	return nil
 }
 

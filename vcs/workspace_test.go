@@ -372,3 +372,28 @@ func TestUntrackedCacheOnlyInRunWorktree(t *testing.T) {
 		t.Error("the engineer's index was given an untracked cache")
 	}
 }
+
+// Raw git in the agent's shell could commit on the engineer's branch during
+// an in-place run; Close puts the branch back and keeps those commits.
+func TestInPlaceClosePutsMovedBranchBack(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	makeDirty(t, dir)
+	before := stateOf(t, dir)
+	ws, err := OpenWorkspace(ctx, dir, "r3", Mode{InPlace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitT(t, dir, "checkout", "-q", "main")
+	write(t, dir, "app.py", "committed on main by the run\n")
+	gitT(t, dir, "commit", "-q", "-am", "oops")
+	moved := strings.TrimSpace(gitT(t, dir, "rev-parse", "main"))
+	if err := ws.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	diffState(t, before, stateOf(t, dir))
+	kept := strings.TrimSpace(gitT(t, dir, "rev-parse", "refs/swe-adept/runs/r3/moved/main"))
+	if kept != moved {
+		t.Errorf("moved commits kept at %s, want %s", kept, moved)
+	}
+}
