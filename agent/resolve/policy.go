@@ -74,7 +74,7 @@ func (p Permissions) Check(cmd string) Decision {
 	}
 	allowed := true
 	cwd := p.Workdir
-	for _, seg := range splitCommand(cmd) {
+	for _, seg := range splitCommand(stripHeredocs(cmd)) {
 		if r := p.segmentRefusal(seg, cwd); r != "" {
 			return Decision{Refuse, r}
 		}

@@ -29,6 +29,10 @@ func TestPermissionsCheck(t *testing.T) {
 		{"python3 /work/repo/reproduce.py 2>&1 | tail -5", ModeAsk, Allow, ""},
 		{"python3 -m pytest -q > /dev/null 2>&1; echo $?", ModeAsk, Allow, ""},
 		{"FOO=1 timeout 20 python3 -m pytest", ModeAsk, Allow, ""},
+		{"cat > reproduce.py <<'EOF'\nfrom calc import div\nprint(div(1, 2) / 2)\nEOF", ModeAsk, Allow, ""},
+		{"python3 - <<EOF\nprint(3 / 4)\nEOF", ModeAuto, Allow, ""},
+		{"python3 - <<EOF\nopen('/etc/passwd')\nEOF", ModeAuto, Refuse, "/etc/passwd"},
+		{"cat <<-END > x.py\n\timport urllib\n\tEND\ncurl x", ModeAuto, Refuse, "curl"},
 		// not allow-listed: the mode decides
 		{"python3 -c 'print(1/2)'", ModeAsk, Ask, ""},
 		{"python3 -c 'print(1/2)'", ModeAuto, Allow, ""},

@@ -135,3 +135,48 @@ func progName(w string) string {
 	}
 	return w
 }
+
+// stripHeredocs removes the bodies of here-documents (cat <<'EOF' ... EOF):
+// they are data, not commands, and code in them (a / b) would read as paths.
+// The permission check still scans the whole text for network programs and
+// absolute paths (rawWords).
+func stripHeredocs(cmd string) string {
+	lines := strings.Split(cmd, "\n")
+	out := make([]string, 0, len(lines))
+	delim := ""
+	for _, line := range lines {
+		if delim != "" {
+			if strings.TrimLeft(line, "\t") == delim {
+				delim = ""
+				out = append(out, "")
+			}
+			continue
+		}
+		out = append(out, line)
+		delim = heredocDelimiter(line)
+	}
+	return strings.Join(out, "\n")
+}
+
+// heredocDelimiter returns the word that ends a here-document started on
+// line, or "".
+func heredocDelimiter(line string) string {
+	i := strings.Index(line, "<<")
+	for i >= 0 && strings.HasPrefix(line[i:], "<<<") {
+		next := strings.Index(line[i+3:], "<<")
+		if next < 0 {
+			return ""
+		}
+		i += 3 + next
+	}
+	if i < 0 {
+		return ""
+	}
+	rest := strings.TrimLeft(strings.TrimPrefix(line[i+2:], "-"), " \t")
+	rest = strings.TrimLeft(rest, `'"\`)
+	end := strings.IndexAny(rest, `'" ;&|<>)`+"\t")
+	if end >= 0 {
+		rest = rest[:end]
+	}
+	return rest
+}
