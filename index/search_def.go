@@ -19,6 +19,9 @@ func (s *Searcher) FindCodeDef(a FindCodeDefArgs) Result {
 		return failure(tool, q, msg)
 	}
 	if q == "" {
+		if sc.dir != "" {
+			return failure(tool, q, fmt.Sprintf("definition_name is empty and file_path %s is a folder. Give a definition_name to search in it, or use find_file with dir_path to list its files.\n", quote(sc.dir)))
+		}
 		if !sc.isFile() {
 			return failure(tool, q, "definition_name is empty. Give a class or function name (Class.method works too), or a file_path to list that file's units.\n")
 		}
@@ -75,11 +78,12 @@ func (s *Searcher) fuzzyDef(tool, q string, sc scope) Result {
 	if sc.isFile() {
 		keys = s.fileKeys(fq, sc.file)
 	} else {
-		keys = s.names.fuzzy(fq, 60)
+		keep := s.keyInScope(sc)
+		keys = s.names.fuzzy(fq, 60, keep)
 		if strings.Contains(fq, ".") {
 			// The leading part may be a module or a wrong class: the
 			// last name alone competes too.
-			keys = mergeScored(keys, s.names.fuzzy(lastPart(fq), 60), &s.names)
+			keys = mergeScored(keys, s.names.fuzzy(lastPart(fq), 60, keep), &s.names)
 		}
 	}
 	keep := keys[:0]

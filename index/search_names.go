@@ -89,8 +89,8 @@ type scoredKey struct {
 }
 
 // fuzzy ranks keys by FuzzyScore against query (lower-cased), scoring only the
-// keys that share the most trigrams with it.
-func (t *nameTable) fuzzy(query string, limit int) []scoredKey {
+// keys that share the most trigrams with it (and pass keep, if set).
+func (t *nameTable) fuzzy(query string, limit int, keep func(int32) bool) []scoredKey {
 	q := []rune(strings.ToLower(query))
 	if len(q) == 0 || len(t.keys) == 0 || len(q) > maxQueryLen {
 		return nil
@@ -106,6 +106,15 @@ func (t *nameTable) fuzzy(query string, limit int) []scoredKey {
 				counts[k]++
 			}
 		}
+	}
+	if keep != nil {
+		in := touched[:0]
+		for _, k := range touched {
+			if keep(k) {
+				in = append(in, k)
+			}
+		}
+		touched = in
 	}
 	touched = topByCount(touched, counts, fuzzyCandidates)
 	out := make([]scoredKey, 0, len(touched))
