@@ -272,6 +272,7 @@ func TestRunModes(t *testing.T) {
 		{"in place with apply", Options{InPlace: true, Apply: true}, "submitted", "percent / 100", true, true},
 		{"worktree with apply", Options{Apply: true}, "submitted", "percent / 100", true, true},
 		{"iteration limit keeps the work so far", Options{MaxIterations: 9, Apply: true}, "exit_iterations", "ValueError", false, false},
+		{"token limit over both agents", Options{MaxTokens: 30000}, "exit_context", "", false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
