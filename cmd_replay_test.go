@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
@@ -150,4 +151,38 @@ func copySampleTree(t *testing.T, src, dst string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestReplaySteppedFromTheWorkbench drives a paused replay with the
+// workbench's keys: s lets one tool call through, p resumes to the end.
+func TestReplaySteppedFromTheWorkbench(t *testing.T) {
+	evs, err := replay.Load(replayFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lipgloss.SetColorProfile(termenv.Ascii)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	gate := event.NewGate()
+	gate.Pause() // as if p was pressed before the first call
+	ch, wait := replay.Stream(ctx, evs, replay.Options{Speed: 0, Gate: gate})
+	m := tui.New(tui.Options{Events: ch, Gate: gate, Cancel: cancel, Replay: true, NoColor: true, Title: "replay",
+		Now: func() time.Time { return evs[0].Time }})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(140, 44))
+	has := func(s string) func([]byte) bool { return func(b []byte) bool { return bytes.Contains(b, []byte(s)) } }
+	teatest.WaitFor(t, tm.Output(), has("phase: localize"), teatest.WithDuration(20*time.Second))
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("s")})
+	teatest.WaitFor(t, tm.Output(), has("find_code_def"), teatest.WithDuration(20*time.Second))
+	if !gate.Paused() {
+		t.Fatal("a step resumed the replay")
+	}
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("p")})
+	teatest.WaitFor(t, tm.Output(), has("done: submitted"), teatest.WithDuration(20*time.Second))
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tm.Quit(); err != nil {
+		t.Fatal(err)
+	}
+	tm.WaitFinished(t, teatest.WithFinalTimeout(20*time.Second))
 }

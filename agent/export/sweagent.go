@@ -73,12 +73,36 @@ type ModelStats struct {
 	Priced         bool    `json:"priced"`
 }
 
-// Version is this build's version, for the trajectory's info.
+// Version is this build's version for the trajectory's info: the module
+// version when built from a release, else "dev" with the commit it was
+// built from when the build recorded one.
 func Version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
 	}
-	return "dev"
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	switch {
+	case rev == "":
+		return "dev"
+	case dirty:
+		return "dev+" + rev + "-dirty"
+	}
+	return "dev+" + rev
 }
 
 // SWEAgent builds the trajectory: steps from the events (tool calls paired
