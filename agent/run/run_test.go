@@ -7,12 +7,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
+	"github.com/swe-adept/swe-adept/agent/localize"
+	"github.com/swe-adept/swe-adept/index"
 	"github.com/swe-adept/swe-adept/memory"
 )
 
@@ -334,5 +337,26 @@ func TestRunTestsCannotRun(t *testing.T) {
 	}
 	if !bytes.Equal(must(os.ReadFile(filepath.Join(repo, "README.md"))), readme) {
 		t.Error("the engineer's edit changed")
+	}
+}
+
+// TestRunHeuristicLocalizer: the offline localizer, picked once the index
+// exists, finds the issue's function for the scripted resolution.
+func TestRunHeuristicLocalizer(t *testing.T) {
+	needPython(t)
+	repo, _ := sampleRepo(t)
+	r, err := Start(context.Background(), Options{Repo: repo, Issue: readIssue(t), ResolveModel: script(t, "resolve.json"), Approve: "auto",
+		Localizer: func(ix *index.Index) (llm.Model, string, error) {
+			return localize.ChooseModel(localize.ModelChoice{Model: localize.HeuristicModel, Index: ix})
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := r.Wait()
+	if err != nil || sum.Status != "submitted" {
+		t.Fatalf("status %s err %v: %s", sum.Status, err, sum.Message)
+	}
+	if !slices.Contains(sum.Files, "inventory/pricing.py") {
+		t.Errorf("the heuristic localizer ranked %v, without inventory/pricing.py", sum.Files)
 	}
 }
