@@ -33,10 +33,6 @@ func press(s string) tea.KeyMsg {
 
 var sizes = []struct{ w, h int }{{80, 24}, {160, 48}}
 
-func isType(t event.Type) func(event.Event) bool {
-	return func(e event.Event) bool { return e.Type == t }
-}
-
 func isPhase(p string) func(event.Event) bool {
 	return func(e event.Event) bool { return e.Type == event.PhaseChanged && e.Phase == p }
 }
