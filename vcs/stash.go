@@ -86,6 +86,8 @@ func (r *Repo) Snapshot(ctx context.Context) (string, error) {
 // untracked files that are not ignored) on refs/swe-adept/stash/<name> and
 // leaves a clean working tree at HEAD. It returns the saved commit, or ""
 // when there was nothing to save. Restore brings the exact state back.
+// Putting aside twice under one name keeps both, as git stash does: the ref
+// names the newest, its reflog the earlier ones.
 //
 // The commit has git stash's layout (tree = tracked files; parents HEAD, the
 // index, the untracked files), so `git stash apply refs/swe-adept/stash/<name>`
@@ -93,12 +95,6 @@ func (r *Repo) Snapshot(ctx context.Context) (string, error) {
 func (r *Repo) PutAside(ctx context.Context, name string) (string, error) {
 	ref, err := stashRef(name)
 	if err != nil {
-		return "", err
-	}
-	if ok, err := r.refExists(ctx, ref); err != nil || ok {
-		if err == nil {
-			err = fmt.Errorf("changes are already set aside as %q; choose another name", name)
-		}
 		return "", err
 	}
 	dirty, err := r.IsDirty(ctx)
@@ -153,7 +149,9 @@ func (r *Repo) saveState(ctx context.Context, ref string) (string, []string, err
 	if err != nil {
 		return "", nil, err
 	}
-	if _, err := r.git(ctx, "update-ref", "-m", "swe-adept: put aside", ref, w, strings.Repeat("0", 40)); err != nil {
+	// Like refs/stash, the ref's reflog keeps earlier states put aside under
+	// the same name (ref@{1}, …); Restore takes the newest.
+	if _, err := r.git(ctx, "update-ref", "--create-reflog", "-m", "swe-adept: put aside", ref, w); err != nil {
 		return "", nil, err
 	}
 	return w, untracked, nil

@@ -40,8 +40,23 @@ func TestPutAsideRestoreRoundTrip(t *testing.T) {
 	}
 	diffState(t, before, stateOf(t, dir))
 
-	if _, err := r.PutAside(ctx, "r1/before-h1"); err == nil || !strings.Contains(err.Error(), "choose another name") {
-		t.Errorf("reusing a name: err = %v", err)
+	// The same name again: the newest wins, the first stays in the reflog.
+	if _, err := r.PutAside(ctx, "r1/before-h1"); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "app.py", "second state\n")
+	second, err := r.PutAside(ctx, "r1/before-h1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if log := gitT(t, dir, "reflog", "show", "--format=%H", StashRefPrefix+"r1/before-h1"); !strings.Contains(log, saved) {
+		t.Errorf("earlier state %s not kept in the reflog:\n%s", saved, log)
+	}
+	if err := r.Restore(ctx, "r1/before-h1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, dir, "app.py"); got != "second state\n" || second == saved {
+		t.Errorf("restored app.py = %q, want the newest state", got)
 	}
 }
 
