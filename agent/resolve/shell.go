@@ -200,9 +200,10 @@ func (s *Shell) chosen(cmd, choice string) (string, *tool.Output, error) {
 }
 
 // AllowPrefix is the prefix an engineer would allow for cmd: its program
-// and, for programs with subcommands, the first argument.
+// with its subcommand or leading flag (make test, python3 -c, python3 -m
+// mypkg), never a bare interpreter.
 func AllowPrefix(cmd string) string {
-	segs := splitCommand(cmd)
+	segs := splitCommand(stripHeredocs(cmd))
 	if len(segs) != 1 {
 		return ""
 	}
@@ -210,7 +211,11 @@ func AllowPrefix(cmd string) string {
 	switch {
 	case len(w) == 0:
 		return ""
-	case len(w) >= 2 && !strings.HasPrefix(w[1], "-") && !strings.ContainsAny(w[1], "/."):
+	case len(w) >= 3 && w[1] == "-m":
+		return w[0] + " -m " + w[2]
+	case len(w) >= 2 && strings.HasPrefix(w[1], "-"):
+		return w[0] + " " + w[1]
+	case len(w) >= 2 && !strings.ContainsAny(w[1], "/."):
 		return w[0] + " " + w[1]
 	}
 	return w[0]

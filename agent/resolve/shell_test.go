@@ -214,3 +214,20 @@ func TestShellBudget(t *testing.T) {
 func callTool(tl tool.Tool, args string) (tool.Output, error) {
 	return tool.NewRegistry(tl).Call(context.Background(), llm.ToolCall{ID: "c1", Name: tl.Name, Arguments: args})
 }
+
+func TestAllowPrefix(t *testing.T) {
+	tests := map[string]string{
+		"make test":                "make test",
+		"python3 -c 'print(1)'":    "python3 -c",
+		"python3 -m mypkg.cli --x": "python3 -m mypkg.cli",
+		"touch a.txt":              "touch",
+		"npx tsc":                  "npx tsc",
+		"ls | wc -l":               "",
+		"FOO=1 make check -j2":     "make check",
+	}
+	for cmd, want := range tests {
+		if got := AllowPrefix(cmd); got != want {
+			t.Errorf("AllowPrefix(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+}
