@@ -60,6 +60,14 @@ var (
 	reCodeAttr = regexp.MustCompile(`\.([A-Za-z_]\w*)`)
 	reImport   = regexp.MustCompile(`(?m)^\s*(?:from\s+([\w.]+)\s+)?import\s+([\w., ]+)`)
 	reIdent    = regexp.MustCompile(`^[A-Za-z_]\w*$`)
+
+	// A file and a line: "x.py:227", "x.py at line 227", "line 227 of
+	// x.py", and GitHub permalinks ".../blob/<ref>/pkg/x.py#L227".
+	pyPath       = `((?:[\w.-]+/)*[\w-]+\.py)`
+	reFileColon  = regexp.MustCompile(pyPath + `:(\d+)`)
+	reFileAtLine = regexp.MustCompile(pyPath + "[`'\"]?[ \t]+(?:[A-Za-z]+[ \t]+){0,3}?line[ \t]+(\\d+)")
+	reLineOfFile = regexp.MustCompile("\\bline[ \t]+(\\d+)[ \t]+(?:of|in)[ \t]+[`'\"]?" + pyPath)
+	rePermalink  = regexp.MustCompile(`github\.com/[\w.-]+/[\w.-]+/blob/[\w.-]+/([^\s#?)\]]+\.py)(?:#L(\d+))?`)
 )
 
 // dottedNoise are dotted words of prose that are not code.
@@ -91,6 +99,7 @@ func ExtractEntryPoints(issue string) []EntryPoint {
 	c := &collector{byText: map[string]*EntryPoint{}}
 	c.tracebacks(issue)
 	prose := blank(issue, reFrame.FindAllStringIndex(issue, -1))
+	c.fileLines(prose)
 	fences := reFence.FindAllStringSubmatchIndex(prose, -1)
 	for _, m := range fences {
 		c.codeBlock(prose[m[2]:m[3]], m[2])
@@ -158,6 +167,27 @@ func (c *collector) tracebacks(issue string) {
 			}
 			if e := c.add(fn, EntryTraceback, m[6]); e != nil {
 				c.traceFrame(e, file, line, frame)
+			}
+		}
+	}
+}
+
+// fileLines takes files named with a line number. The line points into
+// the unit to look at, much like a traceback frame.
+func (c *collector) fileLines(text string) {
+	type form struct {
+		re         *regexp.Regexp
+		file, line int // submatch groups
+	}
+	for _, f := range []form{{rePermalink, 1, 2}, {reFileColon, 1, 2}, {reFileAtLine, 1, 2}, {reLineOfFile, 2, 1}} {
+		for _, m := range f.re.FindAllStringSubmatchIndex(text, -1) {
+			fs, fe := m[2*f.file], m[2*f.file+1]
+			e := c.add(text[fs:fe], EntryFile, fs)
+			if e == nil || m[2*f.line] < 0 {
+				continue
+			}
+			if line, err := strconv.Atoi(text[m[2*f.line]:m[2*f.line+1]]); err == nil && e.Line == 0 && line > 0 {
+				e.File, e.Line = e.Text, line
 			}
 		}
 	}
@@ -270,8 +300,11 @@ func (c *collector) sorted() []EntryPoint {
 	out := make([]EntryPoint, 0, len(c.byText))
 	for _, e := range c.byText {
 		e.Weight = kindWeight[e.Kind] + 0.25*float64(min(e.Count-1, 4))
-		if e.Frame > 0 {
+		switch {
+		case e.Frame > 0:
 			e.Weight += 1.0 / float64(e.Frame)
+		case e.Line > 0:
+			e.Weight += 0.5
 		}
 		out = append(out, *e)
 	}

@@ -88,6 +88,29 @@ func TestExtractEntryPoints(t *testing.T) {
 	}
 }
 
+func TestFileLineMentions(t *testing.T) {
+	tests := []struct {
+		issue, file string
+		line        int
+	}{
+		{"The problem is in `jsonrep.py` at line 227. I plan a fix.", "jsonrep.py", 227},
+		{"see pkg/mod.py:42 for the culprit", "pkg/mod.py", 42},
+		{"Look at line 7 of shop/money.py please", "shop/money.py", 7},
+		{"https://github.com/org/repo/blob/0a1b2c/pkg/sub/mod.py#L88 is wrong", "pkg/sub/mod.py", 88},
+		{"https://github.com/org/repo/blob/main/pkg/mod.py has it", "pkg/mod.py", 0},
+	}
+	for _, tc := range tests {
+		e, ok := entryMap(ExtractEntryPoints(tc.issue))[tc.file]
+		if !ok {
+			t.Errorf("%q: no entry %q", tc.issue, tc.file)
+			continue
+		}
+		if e.Kind != EntryFile || e.Line != tc.line {
+			t.Errorf("%q: %+v, want a file entry at line %d", tc.issue, e, tc.line)
+		}
+	}
+}
+
 func TestTracebackFramesOrderInnermostFirst(t *testing.T) {
 	issue := "  File \"a/outer.py\", line 1, in outer\n  File \"a/inner.py\", line 2, in inner\n"
 	eps := ExtractEntryPoints(issue)

@@ -49,19 +49,30 @@ func (st *hstate) nameBonus(u *index.Unit) float64 {
 	return best
 }
 
-// frameBonus rewards a unit the traceback ran through, most for the frame
-// that raised.
+// frameBonus rewards a unit the issue points into: a traceback frame
+// names it (most for the frame that raised), or a file-and-line mention
+// falls inside it.
 func (st *hstate) frameBonus(u *index.Unit) float64 {
 	best := 0.0
 	for _, e := range st.entries {
-		if e.Frame == 0 || e.Kind == EntryFile || e.Text != u.Name {
+		if e.Line == 0 || e.File == "" || !samePath(e.File, u.Path) {
 			continue
 		}
-		if strings.HasSuffix(strings.ReplaceAll(e.File, `\`, "/"), u.Path) || strings.HasSuffix(e.File, frameSuffix(u.Path)) {
-			best = max(best, wFrame/float64(e.Frame))
+		named := e.Kind == EntryTraceback && e.Text == u.Name
+		inside := e.Kind == EntryFile && e.Line >= u.Start && e.Line <= u.End
+		if named || inside {
+			best = max(best, wFrame/float64(max(e.Frame, 1)))
 		}
 	}
 	return best
+}
+
+// samePath matches a path as the issue wrote it (absolute, installed,
+// or relative to some folder) with a repository path.
+func samePath(written, p string) bool {
+	written = strings.ReplaceAll(written, `\`, "/")
+	return written == p || strings.HasSuffix(written, "/"+p) || strings.HasSuffix(p, "/"+written) ||
+		strings.HasSuffix(written, frameSuffix(p))
 }
 
 // fileBonus is the strength of a file entry point naming the path.

@@ -108,6 +108,11 @@ func (st *hstate) entryTurn() (Message, bool) {
 			calls = append(calls, c)
 			names = append(names, "`"+e.Text+"`")
 		}
+		if e.Kind == EntryFile && e.Line > 0 && e.Frame == 0 {
+			if c, ok := st.lineSearch(e); ok {
+				calls = append(calls, c)
+			}
+		}
 	}
 	extra := 0
 	for _, id := range st.h.corpus.top(st.issueQuery(), 10) {
@@ -187,6 +192,44 @@ func (st *hstate) defSearch(a index.FindCodeDefArgs, e EntryPoint) (ToolCall, bo
 	}
 	st.addHits(r, e.Weight, e.Text)
 	return st.call(hFindDef, a), true
+}
+
+// lineSearch opens the unit at a file and line the issue points to.
+func (st *hstate) lineSearch(e EntryPoint) (ToolCall, bool) {
+	r := st.h.s.FindFile(index.FindFileArgs{FileName: e.File})
+	if len(r.Hits) != 1 || !pathsEnd(r, e.File) {
+		return ToolCall{}, false
+	}
+	id := st.unitAt(r.Hits[0].Path, e.Line)
+	if id == "" {
+		return ToolCall{}, false
+	}
+	a := index.FindCodeDefArgs{DefinitionName: id}
+	res := st.h.s.FindCodeDef(a)
+	if len(res.Hits) == 0 || !st.novel(res) {
+		return ToolCall{}, false
+	}
+	st.addHits(res, e.Weight, e.Text)
+	return st.call(hFindDef, a), true
+}
+
+// unitAt is the innermost function, method or class holding a line.
+func (st *hstate) unitAt(path string, line int) string {
+	f, ok := st.h.ix.File(path)
+	if !ok {
+		return ""
+	}
+	best, span := "", 0
+	for _, id := range f.Units {
+		u, ok := st.h.ix.Unit(id)
+		if !ok || u.Kind == index.KindChunk || line < u.Start || line > u.End {
+			continue
+		}
+		if best == "" || u.End-u.Start < span {
+			best, span = id, u.End-u.Start
+		}
+	}
+	return best
 }
 
 // frameFile resolves a traceback frame's file to an indexed path.
