@@ -52,6 +52,9 @@ func (a *activityPane) result(e event.Event, text, style string) {
 			a.log[i].text, a.log[i].style, a.log[i].at = text, style, e.Time
 			return
 		}
+		if a.log[i].agent == e.Agent {
+			break // the agent said more since the call (an approval): keep the order
+		}
 	}
 	a.add(e, text, style)
 }

@@ -3,6 +3,8 @@ package tui
 import (
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
+
 	"github.com/charmbracelet/lipgloss"
 )
 
@@ -86,9 +88,20 @@ func (m *Model) dialogView(r rect) string {
 }
 
 func (m *Model) helpView(r rect) string {
-	m.help.ShowAll = true
-	lines := strings.Split(m.help.View(m.keys), "\n")
-	lines = append([]string{"", m.st.Dim.Render("Any key closes this help.")}, lines...)
+	groups := m.keys.FullHelp()
+	// Narrow screens get the columns in two rows so none is cut off.
+	rows := [][][]key.Binding{groups}
+	if r.w < 120 {
+		rows = [][][]key.Binding{groups[:3], groups[3:]}
+	}
+	lines := []string{"", m.st.Dim.Render("Any key closes this help."), ""}
+	for _, g := range rows {
+		lines = append(lines, strings.Split(m.help.FullHelpView(g), "\n")...)
+		lines = append(lines, "")
+	}
+	for i, l := range lines {
+		lines[i] = " " + l
+	}
 	return box(m.st, "Keys", true, lines, rect{r.w, r.h})
 }
 
