@@ -92,12 +92,9 @@ func ReadEvents(r io.Reader, name string) ([]event.Event, error) {
 
 func decodeLine(raw []byte) (event.Event, error) {
 	var e event.Event
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(&e); err != nil {
+	// Unmarshal also refuses a second value after the first.
+	if err := json.Unmarshal(raw, &e); err != nil {
 		return e, err
-	}
-	if dec.More() {
-		return e, errors.New("more than one JSON value on the line")
 	}
 	if e.Type == "" {
 		return e, errors.New("no event type")

@@ -78,7 +78,7 @@ func TestReadEventsDamaged(t *testing.T) {
 		{"no type", `{"seq":1}` + "\n" + good,
 			[]event.Type{event.Error, event.RunStarted, event.PhaseChanged}, []int{1}, false, "no event type"},
 		{"two values on a line", `{"type":"phase"} {"type":"phase"}` + "\n",
-			[]event.Type{event.Error}, []int{1}, false, "more than one"},
+			[]event.Type{event.Error}, []int{1}, false, "after top-level value"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
