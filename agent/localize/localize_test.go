@@ -387,3 +387,25 @@ func TestLocationsRoundTrip(t *testing.T) {
 		t.Error("loading broken JSON must fail")
 	}
 }
+
+// TestEmptyArgumentsEnumerate: an empty name with a file lists the file's
+// units, and an empty content with a span shows the lines; neither is a
+// malformed call.
+func TestEmptyArgumentsEnumerate(t *testing.T) {
+	m := &fakeModel{turns: []llm.Message{
+		call("find_code_def", `{"definition_name": "", "file_path": "shop/money.py"}`),
+		call("find_code_content", `{"file_path": "shop/money.py", "start_line": 6, "end_line": 8}`),
+		call("finish_search", `{}`),
+		call("shortlist", `{"locations": ["shop/money.py:round_money"]}`),
+		call("rank_locations", `{"files": ["shop/money.py"], "functions": ["shop/money.py:round_money"]}`),
+	}}
+	if _, _, err := runWith(t, m, 0); err != nil {
+		t.Fatal(err)
+	}
+	obs := toolAnswers(m.reqs)
+	for i, o := range obs[:2] {
+		if strings.Contains(o, "Malformed") || !strings.Contains(o, "round_money") {
+			t.Errorf("call %d answered %q", i+1, o)
+		}
+	}
+}
