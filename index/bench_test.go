@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
@@ -56,9 +57,11 @@ func BenchmarkParseOnly(b *testing.B) {
 		}
 		b.SetBytes(total)
 		b.ResetTimer()
+		cpu := processCPU()
 		for i := 0; i < b.N; i++ {
 			parseAll(srcs)
 		}
+		reportCPU(b, cpu)
 	})
 }
 
@@ -114,12 +117,14 @@ func BenchmarkBuildCold(b *testing.B) {
 	eachCorpus(b, func(b *testing.B, c corpus) {
 		opts := benchOpts(b)
 		var peak uint64
+		cpu := processCPU()
 		for i := 0; i < b.N; i++ {
 			os.RemoveAll(opts.CacheDir)
 			ix := buildOrFail(b, c.dir, opts)
 			peak = max(peak, heapPeak())
 			reportIndex(b, ix)
 		}
+		reportCPU(b, cpu)
 		b.ReportMetric(float64(peak)/1e6, "MB-sys")
 	})
 }
@@ -129,12 +134,14 @@ func BenchmarkBuildWarm(b *testing.B) {
 		opts := benchOpts(b)
 		buildOrFail(b, c.dir, opts)
 		b.ResetTimer()
+		cpu := processCPU()
 		for i := 0; i < b.N; i++ {
 			ix := buildOrFail(b, c.dir, opts)
 			if ix.Stats().Cache != "warm" {
 				b.Fatalf("cache %s, want warm", ix.Stats().Cache)
 			}
 		}
+		reportCPU(b, cpu)
 	})
 }
 
@@ -147,6 +154,7 @@ func BenchmarkBuildIncremental(b *testing.B) {
 		ix := buildOrFail(b, dir, opts)
 		target := filepath.Join(dir, filepath.FromSlash(ix.Files()[len(ix.Files())/2].Path))
 		b.ResetTimer()
+		var cpu time.Duration
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
 			f, err := os.OpenFile(target, os.O_APPEND|os.O_WRONLY, 0)
@@ -156,11 +164,14 @@ func BenchmarkBuildIncremental(b *testing.B) {
 			fmt.Fprintf(f, "\n# edit %d\n", i)
 			f.Close()
 			b.StartTimer()
+			c0 := processCPU()
 			ix := buildOrFail(b, dir, opts)
+			cpu += processCPU() - c0
 			if st := ix.Stats(); st.Cache != "incremental" || st.Parsed != 1 {
 				b.Fatalf("cache %s with %d parsed, want incremental with 1", st.Cache, st.Parsed)
 			}
 		}
+		b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 	})
 }
 
@@ -170,6 +181,11 @@ func buildOrFail(b *testing.B, dir string, opts Options) *Index {
 		b.Fatal(err)
 	}
 	return ix
+}
+
+// reportCPU reports the CPU seconds per operation since start.
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric((processCPU()-start).Seconds()/float64(b.N), "cpu-s/op")
 }
 
 func reportIndex(b *testing.B, ix *Index) {

@@ -46,7 +46,7 @@ func extractAll(ctx context.Context, cands []candidate, cache *fileCache, opts O
 	cache.wait()
 	outs := make([]extractOut, len(cands))
 	jobs := make(chan int, len(cands))
-	for i := range cands {
+	for _, i := range largestFirst(cands) {
 		jobs <- i
 	}
 	close(jobs)
@@ -78,6 +78,17 @@ func extractAll(ctx context.Context, cands []candidate, cache *fileCache, opts O
 		return nil, err
 	}
 	return collect(outs, cands, opts)
+}
+
+// largestFirst orders the work so that no big file is left to parse alone
+// at the end while the other workers idle; results keep path order.
+func largestFirst(cands []candidate) []int {
+	order := make([]int, len(cands))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return cands[order[a]].size > cands[order[b]].size })
+	return order
 }
 
 func collect(outs []extractOut, cands []candidate, opts Options) (*extractResult, error) {

@@ -41,12 +41,3 @@ func langForPath(p string) *language {
 	}
 	return nil
 }
-
-func langByName(name string) *language {
-	for _, l := range languages {
-		if l.name == name {
-			return l
-		}
-	}
-	return nil
-}

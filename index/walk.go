@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
@@ -46,73 +47,103 @@ type candidate struct {
 }
 
 type walker struct {
-	ctx     context.Context
-	root    string
-	log     *slog.Logger
+	ctx  context.Context
+	root string
+	log  *slog.Logger
+	// sem bounds the directories read at once: the walk is syscall-bound,
+	// so a few goroutines beat one even on two cores.
+	sem chan struct{}
+	wg  sync.WaitGroup
+
+	mu      sync.Mutex
 	files   []candidate
 	skipped map[string]int
 }
 
-// walk lists the source files under root in path order, honouring
-// .gitignore files at every level and .git/info/exclude.
+// walk lists the source files under root, honouring .gitignore files at
+// every level and .git/info/exclude. Order is not defined; callers sort.
 func walk(ctx context.Context, root string, log *slog.Logger) ([]candidate, map[string]int, error) {
-	w := &walker{ctx: ctx, root: root, log: log, skipped: map[string]int{}}
+	w := &walker{ctx: ctx, root: root, log: log, skipped: map[string]int{}, sem: make(chan struct{}, 8)}
 	var ps []gitignore.Pattern
 	if gd, _, err := findGitDir(root); err == nil && gd != "" {
 		ps = readIgnoreFile(filepath.Join(gd, "info", "exclude"), nil, ps)
 	}
-	if err := w.dir(root, nil, ps); err != nil {
+	w.dir(root, nil, ps)
+	w.wg.Wait()
+	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
 	return w.files, w.skipped, nil
 }
 
-func (w *walker) dir(abs string, rel []string, ps []gitignore.Pattern) error {
-	if err := w.ctx.Err(); err != nil {
-		return err
+func (w *walker) dir(abs string, rel []string, ps []gitignore.Pattern) {
+	if w.ctx.Err() != nil {
+		return
 	}
 	entries, err := os.ReadDir(abs)
 	if err != nil {
 		w.skip(SkipUnreadable, strings.Join(rel, "/"), err)
-		return nil
+		return
 	}
-	ps = readIgnoreFile(filepath.Join(abs, ".gitignore"), rel, ps)
+	for _, e := range entries {
+		if e.Name() == ".gitignore" { // no failed open in every directory
+			ps = readIgnoreFile(filepath.Join(abs, ".gitignore"), rel, ps)
+			break
+		}
+	}
 	m := gitignore.NewMatcher(ps)
-	for _, e := range entries { // ReadDir sorts by name
+	for _, e := range entries {
 		name := e.Name()
-		path := append(rel[:len(rel):len(rel)], name)
-		relPath := strings.Join(path, "/")
 		typ := e.Type()
 		switch {
 		case typ&fs.ModeSymlink != 0:
-			w.skip(SkipSymlink, relPath, nil)
+			w.skip(SkipSymlink, joinRel(rel, name), nil)
 		case e.IsDir():
-			if skipDirs[name] || strings.HasSuffix(name, ".egg-info") {
-				if name != ".git" {
-					w.skip(SkipVendored, relPath, nil)
-				}
-				continue
-			}
-			if m.Match(path, true) {
-				w.skip(SkipIgnored, relPath, nil)
-				continue
-			}
-			if err := w.dir(filepath.Join(abs, name), path, ps); err != nil {
-				return err
-			}
+			w.subdir(abs, rel, name, ps, m)
 		case typ.IsRegular():
-			w.file(e, abs, path, relPath, m)
+			if l := langForPath(name); l != nil {
+				w.file(e, abs, rel, l, m)
+			}
 		}
 	}
-	return nil
 }
 
-func (w *walker) file(e fs.DirEntry, dirAbs string, path []string, relPath string, m gitignore.Matcher) {
-	l := langForPath(relPath)
-	if l == nil {
+func (w *walker) subdir(abs string, rel []string, name string, ps []gitignore.Pattern, m gitignore.Matcher) {
+	if skipDirs[name] || strings.HasSuffix(name, ".egg-info") {
+		if name != ".git" {
+			w.skip(SkipVendored, joinRel(rel, name), nil)
+		}
 		return
 	}
-	if m.Match(path, false) {
+	path := append(rel[:len(rel):len(rel)], name)
+	if m.Match(path, true) {
+		w.skip(SkipIgnored, joinRel(rel, name), nil)
+		return
+	}
+	sub := filepath.Join(abs, name)
+	select {
+	case w.sem <- struct{}{}:
+		w.wg.Add(1)
+		go func() {
+			defer func() { <-w.sem; w.wg.Done() }()
+			w.dir(sub, path, ps)
+		}()
+	default:
+		w.dir(sub, path, ps)
+	}
+}
+
+func joinRel(rel []string, name string) string {
+	if len(rel) == 0 {
+		return name
+	}
+	return strings.Join(rel, "/") + "/" + name
+}
+
+func (w *walker) file(e fs.DirEntry, dirAbs string, rel []string, l *language, m gitignore.Matcher) {
+	name := e.Name()
+	relPath := joinRel(rel, name)
+	if m.Match(append(rel[:len(rel):len(rel)], name), false) {
 		w.skip(SkipIgnored, relPath, nil)
 		return
 	}
@@ -121,14 +152,16 @@ func (w *walker) file(e fs.DirEntry, dirAbs string, path []string, relPath strin
 		w.skip(SkipUnreadable, relPath, err)
 		return
 	}
-	w.files = append(w.files, candidate{
-		rel: relPath, abs: filepath.Join(dirAbs, e.Name()),
-		size: info.Size(), mtime: info.ModTime().UnixNano(), lang: l,
-	})
+	c := candidate{rel: relPath, abs: filepath.Join(dirAbs, name), size: info.Size(), mtime: info.ModTime().UnixNano(), lang: l}
+	w.mu.Lock()
+	w.files = append(w.files, c)
+	w.mu.Unlock()
 }
 
 func (w *walker) skip(reason, path string, err error) {
+	w.mu.Lock()
 	w.skipped[reason]++
+	w.mu.Unlock()
 	if err != nil {
 		w.log.Warn("index: skipping", "path", path, "reason", reason, "err", err)
 	} else {
