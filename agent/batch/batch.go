@@ -109,6 +109,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 			return nil, fmt.Errorf("batch output: %w", err)
 		}
 	}
+	start := cfg.Now()
 	b := newBook(cfg)
 	todo := b.resume()
 	prog := newProgress(cfg.Progress, cfg.TTY, len(cfg.Instances), len(cfg.Instances)-len(todo), cfg.Now)
@@ -146,6 +147,7 @@ feed:
 	close(jobs)
 	wg.Wait()
 	prog.close()
+	b.setWall(cfg.Now().Sub(start).Seconds())
 	sum := b.summary()
 	if err := b.save(); err != nil {
 		return sum, err

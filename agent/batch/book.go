@@ -29,7 +29,8 @@ type Summary struct {
 	Cost      string         `json:"cost"`     // "$0.4100", or "unpriced" when any instance was
 	CostUSD   float64        `json:"cost_usd"` // the priced part
 	Priced    bool           `json:"priced"`
-	Seconds   float64        `json:"seconds"` // summed over instances
+	Seconds   float64        `json:"seconds"`      // summed over instances
+	Wall      float64        `json:"wall_seconds"` // this invocation, start to end
 	Malformed []BadLine      `json:"malformed_lines,omitempty"`
 	Skipped   []string       `json:"duplicate_ids,omitempty"`
 	// Acc is Acc@k over the finished instances with gold (localize-only).
@@ -59,6 +60,13 @@ type book struct {
 	dups    []string
 	records map[string]Record
 	resumed int
+	wall    float64
+}
+
+func (b *book) setWall(sec float64) {
+	b.mu.Lock()
+	b.wall = sec
+	b.mu.Unlock()
 }
 
 func newBook(cfg Config) *book {
@@ -179,7 +187,7 @@ func (b *book) summary() *Summary {
 }
 
 func (b *book) summaryLocked() *Summary {
-	s := &Summary{Instances: len(b.order), Resumed: b.resumed, ByStatus: map[string]int{}, Priced: true, Skipped: b.dups}
+	s := &Summary{Instances: len(b.order), Resumed: b.resumed, ByStatus: map[string]int{}, Priced: true, Skipped: b.dups, Wall: b.wall}
 	var scores, failed []swebench.Score
 	for _, id := range b.order {
 		r, ok := b.records[id]

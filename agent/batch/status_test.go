@@ -118,3 +118,19 @@ func TestScriptFor(t *testing.T) {
 		}
 	}
 }
+
+func TestDuplicateIDsRunOnce(t *testing.T) {
+	repos, commit := mirrors(t)
+	ins, _ := instancesFile(t, commit)
+	ins = append(ins[:1], ins[0], ins[0])
+	run := &counting{inner: runnerFunc(func(ctx context.Context, job Job) (Result, error) {
+		return Result{Status: "submitted"}, nil
+	})}
+	sum, err := Run(context.Background(), Config{Instances: ins, ReposDir: repos, OutDir: t.TempDir(), Workers: 2, Runner: run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.n != 1 || sum.Instances != 1 || len(sum.Skipped) != 2 || sum.Skipped[0] != "shop__shop-1" {
+		t.Fatalf("ran %d times, summary %+v", run.n, sum)
+	}
+}
