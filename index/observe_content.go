@@ -50,10 +50,16 @@ func (s *Searcher) contentResult(tool, q, mode string, ps []posting, head, forms
 	return Result{Tool: tool, Query: q, Mode: mode, Hits: hits[:shown], More: more + len(groups) - shown, Observation: obs}
 }
 
+// maxDefChecks bounds the lines read to rank definition sites first: an
+// identifier on 100k lines (self) defines nothing worth the reads.
+const maxDefChecks = 5000
+
 func (s *Searcher) groupLines(ps []posting, isDef func(string) bool) []*lineGroup {
 	type gkey struct{ file, unit int32 }
 	byKey := map[gkey]*lineGroup{}
 	var groups []*lineGroup
+	var last *lineGroup
+	checks := 0
 	for _, p := range ps {
 		own := s.owner[p.file]
 		u := int32(-1)
@@ -61,15 +67,22 @@ func (s *Searcher) groupLines(ps []posting, isDef func(string) bool) []*lineGrou
 			u = own[p.line]
 		}
 		k := gkey{p.file, u}
-		g, ok := byKey[k]
-		if !ok {
-			g = &lineGroup{file: p.file, unit: u}
-			byKey[k] = g
-			groups = append(groups, g)
+		// Postings come in line order, so most lines join the group of
+		// the line before; the map is for returns to an outer unit.
+		g := last
+		if g == nil || g.file != k.file || g.unit != k.unit {
+			var ok bool
+			if g, ok = byKey[k]; !ok {
+				g = &lineGroup{file: p.file, unit: u}
+				byKey[k] = g
+				groups = append(groups, g)
+			}
+			last = g
 		}
 		g.lines = append(g.lines, int(p.line))
-		if isDef != nil && !g.defines && len(g.lines) <= 50 && isDef(s.lineText(p.file, int(p.line))) {
-			g.defines = true
+		if isDef != nil && !g.defines && len(g.lines) <= 10 && checks < maxDefChecks {
+			checks++
+			g.defines = isDef(s.lineText(p.file, int(p.line)))
 		}
 	}
 	return groups

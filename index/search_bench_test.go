@@ -86,7 +86,7 @@ func BenchmarkContentVsGrep(b *testing.B) {
 	if err != nil {
 		b.Skip("grep not found")
 	}
-	for _, q := range []string{"is_commutative", "_print_Mul", "expand(deep=False)", "def _eval_derivative(self, s):"} {
+	for _, q := range []string{"self", "is_commutative", "_print_Mul", "expand(deep=False)", "def _eval_derivative(self, s):"} {
 		b.Run("find_code_content/"+q, func(b *testing.B) {
 			for b.Loop() {
 				s.FindCodeContent(FindCodeContentArgs{Content: q})

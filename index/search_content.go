@@ -113,7 +113,9 @@ func filterPostings(ps []posting, keep func(posting) bool) []posting {
 // normalized form key (`key = ...`, `key: ...`, `def key`, `class key`), so
 // definition sites rank above uses.
 func definesIdent(t, key string) bool {
-	var buf []byte
+	if !strings.ContainsAny(t, "=:") && !strings.Contains(t, "def") && !strings.Contains(t, "class") && !strings.Contains(t, "func") {
+		return false
+	}
 	for j := 0; j < len(t); {
 		if !isIdentStart(t[j]) {
 			j = skipNonIdent(t, j)
@@ -123,8 +125,7 @@ func definesIdent(t, key string) bool {
 		for k < len(t) && isIdentByte(t[k]) {
 			k++
 		}
-		buf = normIdent([]byte(t[j:k]), buf)
-		if string(buf) == key {
+		if normEqual(t[j:k], key) {
 			before := strings.TrimSpace(t[:j])
 			after := strings.TrimLeft(t[k:], " \t")
 			if strings.HasSuffix(before, "def") || strings.HasSuffix(before, "class") || strings.HasSuffix(before, "func") ||
@@ -136,6 +137,33 @@ func definesIdent(t, key string) bool {
 		j = k
 	}
 	return false
+}
+
+// normEqual tells whether normIdent(tok) == key without building it.
+func normEqual(tok, key string) bool {
+	lead := 0
+	for lead < len(tok) && tok[lead] == '_' {
+		lead++
+	}
+	trail := len(tok)
+	for trail > lead && tok[trail-1] == '_' {
+		trail--
+	}
+	n := 0
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
+		if (c == '_' || c == '-') && i >= lead && i < trail {
+			continue
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if n >= len(key) || key[n] != c {
+			return false
+		}
+		n++
+	}
+	return n == len(key)
 }
 
 // skipNonIdent moves past one non-identifier byte, or a whole number.

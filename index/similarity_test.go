@@ -146,3 +146,45 @@ func TestRequiredLiterals(t *testing.T) {
 		}
 	}
 }
+
+func TestNormIdent(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"maxRetries", "maxretries"},
+		{"max_retries", "maxretries"},
+		{"MAX_RETRIES", "maxretries"},
+		{"max-retries", "maxretries"},
+		{"__init__", "__init__"},
+		{"_private_name", "_privatename"},
+		{"x", "x"},
+		{"___", "___"},
+	}
+	for _, tt := range tests {
+		if got := string(normIdent([]byte(tt.in), nil)); got != tt.want {
+			t.Errorf("normIdent(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if !normEqual(tt.in, tt.want) || normEqual(tt.in, tt.want+"x") {
+			t.Errorf("normEqual(%q) disagrees with normIdent", tt.in)
+		}
+	}
+}
+
+func TestDefinesIdent(t *testing.T) {
+	tests := []struct {
+		line string
+		want bool
+	}{
+		{"MAX_RETRIES = 3", true},
+		{"    max_retries: int = 3", true},
+		{"def max_retries(self):", true},
+		{"class MaxRetries(Base):", true},
+		{"maxRetries := 3", true},
+		{"if max_retries == 3:", false},
+		{"return charge(max_retries=MAX_RETRIES)", true},
+		{"print(max_retries)", false},
+	}
+	for _, tt := range tests {
+		if got := definesIdent(tt.line, "maxretries"); got != tt.want {
+			t.Errorf("definesIdent(%q) = %v, want %v", tt.line, got, tt.want)
+		}
+	}
+}
