@@ -52,8 +52,9 @@ func (o Options) withDefaults() Options {
 
 // Build indexes the repository at root: every source file of a supported
 // language becomes code units linked by contains and invokes edges. Files
-// that cannot be indexed are counted in Stats().Skipped and logged; only a
-// bad root, a cancelled context or a broken grammar stop it.
+// that cannot be indexed are counted in Stats().Skipped and logged (a file
+// the parser fails on is kept as plain chunks); only a bad root or a
+// cancelled context stop it.
 func Build(ctx context.Context, root string, opts Options) (*Index, error) {
 	start := time.Now()
 	opts = opts.withDefaults()

@@ -17,8 +17,6 @@ const chunkLines = 200
 // finish turns them into ordered, nested units with chunks.
 type extraction struct {
 	src   []byte
-	root  *sitter.Node
-	query *sitter.Query
 	names []string // capture names by capture index
 	qc    *sitter.QueryCursor
 	out   *rawFile

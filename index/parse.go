@@ -84,7 +84,7 @@ func (p *parser) extractFile(ctx context.Context, l *language, path string, src 
 	if root.HasError() {
 		rf.Flags |= flagSyntaxError
 	}
-	x := &extraction{src: parsed, root: root, query: lp.q, names: lp.names, qc: p.qc, out: rf}
+	x := &extraction{src: parsed, names: lp.names, qc: p.qc, out: rf}
 	p.qc.Exec(lp.q, root)
 	l.extract(x)
 	return rf, nil
