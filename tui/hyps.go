@@ -141,11 +141,11 @@ func (p *hypPane) line(st Styles, r hypRow) string {
 	if h.ID == p.plan.Current {
 		id = st.Current.Render(h.ID + " ◀")
 	}
-	line := st.tag(h.Status) + " " + id + " " + firstLine(h.Content)
+	// The badge goes before the content, which is often cut at the edge.
 	if p.plan.Merged != "" && h.Branch == p.plan.Merged {
-		line += " " + st.StatusOK.Render("merged")
+		id += " " + st.StatusOK.Render("merged ✓")
 	}
-	return line
+	return st.tag(h.Status) + " " + id + " " + firstLine(h.Content)
 }
 
 // hypDetail is the markdown the diff pane shows for a hypothesis.

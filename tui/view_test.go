@@ -69,6 +69,22 @@ func paneSlug(p pane) string {
 	return [...]string{"tree", "hyps", "diff", "activity"}[p]
 }
 
+// TestRecordedDemo draws each pane at the end of a recorded demo run (the
+// real tools' events, as "swe-adept demo --headless" wrote them).
+func TestRecordedDemo(t *testing.T) {
+	all := loadEvents(t, "demo.jsonl")
+	for p := pane(0); p < paneCount; p++ {
+		for _, sz := range sizes {
+			t.Run(fmt.Sprintf("%s/%dx%d", paneSlug(p), sz.w, sz.h), func(t *testing.T) {
+				m := testModel(sz.w, sz.h, Options{Replay: true})
+				feed(m, all...)
+				m.focus = p
+				checkGolden(t, m.View())
+			})
+		}
+	}
+}
+
 // TestDialogs draws the approval dialog for each action at each size.
 func TestDialogs(t *testing.T) {
 	all := loadEvents(t, "run.jsonl")
