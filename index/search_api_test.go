@@ -156,3 +156,16 @@ func TestResultJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestSkeletonKeepsTopLevel cuts a long skeleton by depth: every top-level
+// definition stays, methods fill the remaining lines, source order holds.
+func TestSkeletonKeepsTopLevel(t *testing.T) {
+	s := shopSearcher(t)
+	fi, _ := s.resolveFile("shop/orders/models.py")
+	got := s.skeleton(fi, 5)
+	want := "6-15 class OrderLine:\n  9-12 def __init__(self, sku, quantity, unit_price):\n18-41 class Order:\n44-48 def merge_orders(first, second):\n" +
+		"... 6 more definitions: find_code_def with file_path=shop/orders/models.py lists them\n"
+	if got != want {
+		t.Errorf("skeleton =\n%s\nwant\n%s", got, want)
+	}
+}

@@ -3,6 +3,7 @@ package index
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -226,36 +227,59 @@ func (s *Searcher) Skeleton(p string) string {
 	return s.skeleton(fi, 10*PreviewLines)
 }
 
-// skeleton renders at most limit lines (the last a "more" notice).
+// skeleton renders at most limit lines (the last a "more" notice). When
+// not every definition fits, the shallowest are kept (top-level classes and
+// functions before methods, methods before nested helpers), still shown in
+// source order.
 func (s *Searcher) skeleton(fi int32, limit int) string {
 	f := s.files[fi]
-	var lines []string
-	total := 0
+	var units []*Unit
+	var depths []int
 	for _, id := range f.Units {
-		u, ok := s.ix.Unit(id)
-		if !ok || u.Kind == KindChunk {
-			continue
+		if u, ok := s.ix.Unit(id); ok && u.Kind != KindChunk {
+			units = append(units, u)
+			depths = append(depths, s.depth(u))
 		}
-		total++
-		if len(lines) >= limit {
-			continue
-		}
-		sig := u.Signature
-		if h := s.headerLines(u); len(h) > 0 {
-			sig = s.lineText(fi, h[0])
-			if len(h) > 1 {
-				sig = strings.TrimRight(sig, " \t") + " ..."
-			}
-		}
-		lines = append(lines, fmt.Sprintf("%s%d-%d %s", strings.Repeat("  ", s.depth(u)), u.Start, u.End, clipLine(strings.TrimSpace(sig))))
 	}
-	if total > len(lines) {
-		lines = append(lines[:len(lines)-1], fmt.Sprintf("... %d more definitions: find_code_def with file_path=%s lists them", total-len(lines)+1, f.Path))
-	}
-	if len(lines) == 0 {
+	if len(units) == 0 {
 		return "(no classes or functions)\n"
 	}
+	keep := make([]bool, len(units))
+	room := limit
+	if len(units) > limit {
+		room = limit - 1 // the notice takes a line
+	}
+	for d := 0; room > 0 && d <= slices.Max(depths); d++ {
+		for i := range units {
+			if depths[i] == d && room > 0 {
+				keep[i] = true
+				room--
+			}
+		}
+	}
+	var lines []string
+	for i, u := range units {
+		if keep[i] {
+			lines = append(lines, fmt.Sprintf("%s%d-%d %s", strings.Repeat("  ", depths[i]), u.Start, u.End, s.signatureLine(fi, u)))
+		}
+	}
+	if left := len(units) - len(lines); left > 0 {
+		lines = append(lines, fmt.Sprintf("... %d more definitions: find_code_def with file_path=%s lists them", left, f.Path))
+	}
 	return strings.Join(lines, "\n") + "\n"
+}
+
+// signatureLine is a unit's first signature line, trimmed, with " ..." when
+// the signature goes on.
+func (s *Searcher) signatureLine(fi int32, u *Unit) string {
+	sig := u.Signature
+	if h := s.headerLines(u); len(h) > 0 {
+		sig = s.lineText(fi, h[0])
+		if len(h) > 1 {
+			sig = strings.TrimRight(sig, " \t") + " ..."
+		}
+	}
+	return clipLine(strings.TrimSpace(sig))
 }
 
 // listDir enumerates a folder: its files when they are few, else its
