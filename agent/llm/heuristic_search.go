@@ -18,7 +18,7 @@ const (
 	maxDepth       = 4    // deepest child followed
 	maxBranch      = 2    // children tried below one unit before backtracking
 	maxRootsTried  = 8    // roots explored depth-first
-	childThreshold = 0.12 // a child scoring less is not worth opening
+	childThreshold = 0.25 // a child scoring less is not worth opening
 )
 
 // hstate is the heuristic's memory of one localization.
