@@ -1,0 +1,106 @@
+package llm
+
+import (
+	"strings"
+	"unicode"
+)
+
+// identTokens splits text into lower-case search tokens: every identifier
+// whole, and its camelCase / snake_case parts.
+func identTokens(text string) []string {
+	var out []string
+	start := -1
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		w := text[start:end]
+		start = -1
+		parts := splitIdent(w)
+		if len(parts) > 1 {
+			out = append(out, strings.ToLower(strings.Trim(w, "_")))
+		}
+		for _, p := range parts {
+			if len(p) > 1 && !stopWords[p] {
+				out = append(out, stem(p))
+			}
+		}
+	}
+	for i, r := range text {
+		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_') {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		flush(i)
+	}
+	flush(len(text))
+	return out
+}
+
+// splitIdent splits an identifier at underscores and case changes into
+// lower-case parts: "parseHTTPHeader_v2" → parse, http, header, v2.
+func splitIdent(w string) []string {
+	var parts []string
+	for _, seg := range strings.Split(w, "_") {
+		if seg == "" {
+			continue
+		}
+		rs := []rune(seg)
+		from := 0
+		for i := 1; i < len(rs); i++ {
+			lowerToUpper := unicode.IsLower(rs[i-1]) && unicode.IsUpper(rs[i])
+			acronymEnd := i+1 < len(rs) && unicode.IsUpper(rs[i-1]) && unicode.IsUpper(rs[i]) && unicode.IsLower(rs[i+1])
+			digitEdge := unicode.IsDigit(rs[i-1]) != unicode.IsDigit(rs[i]) && !unicode.IsDigit(rs[i])
+			if lowerToUpper || acronymEnd || digitEdge {
+				parts = append(parts, strings.ToLower(string(rs[from:i])))
+				from = i
+			}
+		}
+		parts = append(parts, strings.ToLower(string(rs[from:])))
+	}
+	return parts
+}
+
+// stopWords are English and Python words too common to rank by.
+var stopWords = map[string]bool{
+	"the": true, "a": true, "an": true, "and": true, "or": true, "of": true, "to": true,
+	"in": true, "is": true, "it": true, "this": true, "that": true, "for": true, "on": true,
+	"with": true, "as": true, "be": true, "are": true, "was": true, "by": true, "at": true,
+	"not": true, "but": true, "if": true, "from": true, "we": true, "you": true, "can": true,
+	"should": true, "would": true, "when": true, "which": true, "have": true, "has": true,
+	"self": true, "def": true, "return": true, "none": true, "true": true, "false": true,
+	"import": true, "class": true, "there": true, "then": true, "so": true, "do": true,
+	"does": true, "my": true, "i": true, "me": true, "its": true, "also": true, "will": true,
+	"all": true, "any": true, "no": true, "yes": true, "use": true, "used": true, "using": true,
+	"get": true, "set": true, "like": true, "what": true, "how": true, "here": true, "some": true,
+	"one": true, "two": true, "than": true, "into": true, "only": true, "just": true, "more": true,
+	"other": true, "these": true, "those": true, "been": true, "being": true, "such": true,
+	"elif": true, "else": true, "try": true, "except": true, "raise": true, "pass": true,
+	"py": true, "line": true, "file": true, "files": true, "issue": true, "version": true,
+	"error": true, "expected": true, "actual": true, "example": true, "following": true,
+	"cls": true, "args": true, "kwargs": true, "lib": true, "site": true, "packages": true,
+}
+
+// stem strips the commonest English inflections so "rounded", "rounding"
+// and "round" meet. It is deliberately crude: both sides of every
+// comparison go through it, so consistency matters more than linguistics.
+func stem(w string) string {
+	if len(w) <= 4 {
+		return w
+	}
+	for _, suf := range []string{"ing", "ed"} {
+		if strings.HasSuffix(w, suf) && len(w)-len(suf) >= 3 {
+			w = w[:len(w)-len(suf)]
+			break
+		}
+	}
+	if strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && len(w) > 3 {
+		w = w[:len(w)-1]
+	}
+	if strings.HasSuffix(w, "e") && len(w) > 3 {
+		w = w[:len(w)-1]
+	}
+	return w
+}
