@@ -18,7 +18,7 @@ import (
 // searches them with the same tools, follows the child whose text best
 // matches the issue depth-first with backtracking, finishes, and answers the
 // filter stages with a ranking of what it saw. It serves one conversation at
-// a time; a new issue in the first user message starts it afresh.
+// a time; a new conversation (or a new issue) starts it afresh.
 type Heuristic struct {
 	ix *index.Index
 	s  *index.Searcher
@@ -63,7 +63,9 @@ func (h *Heuristic) Complete(ctx context.Context, req Request) (Response, error)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	issue, budget := issueOf(req.Messages)
-	if h.st == nil || h.st.issue != issue {
+	// A conversation that has only its opening turns is a new run, even of
+	// the same issue.
+	if h.st == nil || h.st.issue != issue || len(req.Messages) <= 2 {
 		h.st = newHState(h, issue, budget)
 	}
 	st := h.st

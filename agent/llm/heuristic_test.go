@@ -133,6 +133,16 @@ func TestHeuristicResetsOnNewIssue(t *testing.T) {
 	}
 }
 
+func TestHeuristicRerunSameIssue(t *testing.T) {
+	h := NewHeuristic(heurShop(t), nil)
+	issue := "format_money prints the currency before the amount"
+	a, _, first := heurConverse(t, h, issue)
+	b, _, second := heurConverse(t, h, issue)
+	if len(a) != len(b) || strings.Join(first, " ") != strings.Join(second, " ") {
+		t.Errorf("a second run of the same issue differs: %d calls %v, then %d calls %v", len(a), first, len(b), second)
+	}
+}
+
 func TestHeuristicOtherTools(t *testing.T) {
 	h := NewHeuristic(heurShop(t), nil)
 	resp, err := h.Complete(context.Background(), Request{Messages: []Message{{Role: User, Content: "fix it"}}, Tools: htools("bash")})
