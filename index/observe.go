@@ -24,8 +24,9 @@ func (s *Searcher) lineText(fi int32, n int) string {
 	return strings.TrimRight(string(src[offs[n-1]:end]), "\r\n")
 }
 
-// headerLines are the lines of a unit's signature: decorators skipped, up to
-// the line that opens the body, at most four lines.
+// headerLines are the lines of a unit's signature: decorators skipped
+// (with their arguments, however many lines they take), up to the line that
+// opens the body, at most four lines.
 func (s *Searcher) headerLines(u *Unit) []int {
 	fi, ok := s.fileIdx[u.Path]
 	if !ok {
@@ -33,9 +34,11 @@ func (s *Searcher) headerLines(u *Unit) []int {
 	}
 	n := min(u.End, s.lineCount(fi))
 	var out []int
+	depth := 0 // open brackets of a decorator being skipped
 	for l := max(u.Start, 1); l <= n && len(out) < 4; l++ {
 		t := strings.TrimSpace(s.lineText(fi, l))
-		if len(out) == 0 && (t == "" || strings.HasPrefix(t, "@")) {
+		if len(out) == 0 && (depth > 0 || t == "" || strings.HasPrefix(t, "@")) {
+			depth = max(0, depth+bracketBalance(t))
 			continue
 		}
 		out = append(out, l)
@@ -44,6 +47,33 @@ func (s *Searcher) headerLines(u *Unit) []int {
 		}
 	}
 	return out
+}
+
+// bracketBalance is how many more brackets a line opens than it closes,
+// ignoring those inside string literals well enough for decorators.
+func bracketBalance(t string) int {
+	bal := 0
+	var quote byte
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '#':
+			return bal
+		case c == '(' || c == '[' || c == '{':
+			bal++
+		case c == ')' || c == ']' || c == '}':
+			bal--
+		}
+	}
+	return bal
 }
 
 // opensBody tells whether a signature line ends the header: Python's colon

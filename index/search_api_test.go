@@ -169,3 +169,19 @@ func TestSkeletonKeepsTopLevel(t *testing.T) {
 		t.Errorf("skeleton =\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestHeaderSkipsDecorators shows the def line of a function whose
+// decorator spans lines, not the decorator's arguments.
+func TestHeaderSkipsDecorators(t *testing.T) {
+	src := "@pytest.mark.parametrize('x,y', [\n    ({'c': 1, 'd': ')'}, 2),\n    (3, 4),\n])\n@other\ndef test_pairs(x, y):\n    assert check(x) == y\n"
+	u := &Unit{ID: "t.py:test_pairs", Kind: KindFunction, Name: "test_pairs", QualName: "test_pairs", Path: "t.py", Start: 1, End: 7,
+		Children: []Edge{{ID: "t.py:check", Rel: Invokes, Line: 7}}}
+	s := NewSearcher(New("/x", []*File{{Path: "t.py", Units: []string{u.ID}}}, []*Unit{u}, map[string][]byte{"t.py": []byte(src)}))
+	want := "6 | def test_pairs(x, y):\n7 |     assert check(x) == y\n"
+	if got := s.Preview(u); got != want {
+		t.Errorf("Preview =\n%s\nwant\n%s", got, want)
+	}
+	if got := s.Skeleton("t.py"); got != "1-7 def test_pairs(x, y):\n" {
+		t.Errorf("Skeleton = %q", got)
+	}
+}
