@@ -58,7 +58,7 @@ func (p *pyResolver) resolveBinding(b pyBinding, hops int) pyTarget {
 // a class body sees its own names; functions see their own nested
 // definitions and those of enclosing functions (not of enclosing classes);
 // then the module's definitions, imports and star imports.
-func (p *pyResolver) lookupName(f int, u int32, name string, memo map[string]pyTarget) pyTarget {
+func (p *pyResolver) lookupName(f int, u int32, name string, memo *fileMemo) pyTarget {
 	if u >= 0 && p.kind(u) == KindClass && p.hasMembers[u] {
 		if m, ok := p.members[scopeName{u, name}]; ok {
 			return pyTarget{unit: m}
@@ -74,10 +74,10 @@ func (p *pyResolver) lookupName(f int, u int32, name string, memo map[string]pyT
 	if memo == nil {
 		return p.lookupModuleScope(f, name)
 	}
-	t, ok := memo[name]
+	t, ok := memo.names[name]
 	if !ok {
 		t = p.lookupModuleScope(f, name)
-		memo[name] = t
+		memo.names[name] = t
 	}
 	return t
 }
@@ -101,20 +101,55 @@ func (p *pyResolver) lookupModuleScope(f int, name string) pyTarget {
 
 // attr follows one ".name" from a target: a module's attribute or a
 // class's member (its own or inherited).
-func (p *pyResolver) attr(t pyTarget, name string) pyTarget {
+func (p *pyResolver) attr(t pyTarget, name string, memo *fileMemo) pyTarget {
 	switch {
 	case t.unit >= 0:
 		if p.kind(t.unit) != KindClass {
 			return noTarget
 		}
-		if m := p.classMember(t.unit, name); m >= 0 {
+		if m := p.classMemberMemo(t.unit, name, memo); m >= 0 {
 			return pyTarget{unit: m}
 		}
 		return noTarget
 	case t.mod != "":
-		return p.lookupInModule(t.mod, name, 0)
+		if memo == nil {
+			return p.lookupInModule(t.mod, name, 0)
+		}
+		key := [2]string{t.mod, name}
+		r, ok := memo.modAttrs[key]
+		if !ok {
+			r = p.lookupInModule(t.mod, name, 0)
+			memo.modAttrs[key] = r
+		}
+		return r
 	}
 	return noTarget
+}
+
+// fileMemo caches, for the calls of one file, lookups that many calls
+// repeat: module-scope names, module attributes and class members. It
+// belongs to one goroutine.
+type fileMemo struct {
+	names    map[string]pyTarget
+	modAttrs map[[2]string]pyTarget
+	members  map[scopeName]int32
+}
+
+func newFileMemo() *fileMemo {
+	return &fileMemo{names: map[string]pyTarget{}, modAttrs: map[[2]string]pyTarget{}, members: map[scopeName]int32{}}
+}
+
+func (p *pyResolver) classMemberMemo(c int32, name string, memo *fileMemo) int32 {
+	if memo == nil || !p.fullMRO {
+		return p.classMember(c, name)
+	}
+	key := scopeName{c, name}
+	m, ok := memo.members[key]
+	if !ok {
+		m = p.classMember(c, name)
+		memo.members[key] = m
+	}
+	return m
 }
 
 // classMember finds a method or nested class in a class or, depth-first
@@ -157,11 +192,11 @@ func (p *pyResolver) enclosingClass(u int32) int32 {
 }
 
 // resolveDotted resolves "a.b.c" as seen from unit u of file f.
-func (p *pyResolver) resolveDotted(f int, u int32, name string, memo map[string]pyTarget) pyTarget {
+func (p *pyResolver) resolveDotted(f int, u int32, name string, memo *fileMemo) pyTarget {
 	return p.resolveDottedHops(f, u, name, memo, 0)
 }
 
-func (p *pyResolver) resolveDottedHops(f int, u int32, name string, memo map[string]pyTarget, hops int) pyTarget {
+func (p *pyResolver) resolveDottedHops(f int, u int32, name string, memo *fileMemo, hops int) pyTarget {
 	if hops > maxHops {
 		return noTarget
 	}
@@ -175,7 +210,7 @@ func (p *pyResolver) resolveDottedHops(f int, u int32, name string, memo map[str
 		}
 		t = pyTarget{unit: c}
 		// self.x.m(): x set from a call in one of the class's methods.
-		if attr, after, deeper := strings.Cut(rest, "."); deeper && p.classMember(c, attr) < 0 {
+		if attr, after, deeper := strings.Cut(rest, "."); deeper && p.classMemberMemo(c, attr, memo) < 0 {
 			if vt := p.selfAttrType(f, c, attr, memo, hops); vt.ok() {
 				t, rest = vt, after
 			}
@@ -191,7 +226,7 @@ func (p *pyResolver) resolveDottedHops(f int, u int32, name string, memo map[str
 	}
 	for more && t.ok() {
 		head, rest, more = strings.Cut(rest, ".")
-		t = p.attr(t, head)
+		t = p.attr(t, head, memo)
 	}
 	return t
 }
@@ -199,7 +234,7 @@ func (p *pyResolver) resolveDottedHops(f int, u int32, name string, memo map[str
 // localVarType is what a local name was assigned from, "x = A()" making x
 // an A, looking through the unit and the functions around it, then the
 // module's top-level assignments.
-func (p *pyResolver) localVarType(f int, u int32, name string, memo map[string]pyTarget, hops int) pyTarget {
+func (p *pyResolver) localVarType(f int, u int32, name string, memo *fileMemo, hops int) pyTarget {
 	for s := u; s >= 0; s = p.parent[s] {
 		if k := p.kind(s); k == KindClass {
 			continue
@@ -218,7 +253,7 @@ func (p *pyResolver) localVarType(f int, u int32, name string, memo map[string]p
 
 // varType resolves the callee an assignment called; only a class tells
 // what the variable is (a function's return type is unknown).
-func (p *pyResolver) varType(f int, scope int32, callee string, memo map[string]pyTarget, hops int) pyTarget {
+func (p *pyResolver) varType(f int, scope int32, callee string, memo *fileMemo, hops int) pyTarget {
 	t := p.resolveDottedHops(f, scope, callee, memo, hops+1)
 	if t.unit >= 0 && p.kind(t.unit) == KindClass {
 		return t
@@ -227,7 +262,7 @@ func (p *pyResolver) varType(f int, scope int32, callee string, memo map[string]
 }
 
 // selfAttrType finds "self.attr = A()" in the methods of class c.
-func (p *pyResolver) selfAttrType(f int, c int32, attr string, memo map[string]pyTarget, hops int) pyTarget {
+func (p *pyResolver) selfAttrType(f int, c int32, attr string, memo *fileMemo, hops int) pyTarget {
 	_, hi := p.fileUnits(f)
 	end := p.units[c].End
 	for g := c + 1; g < hi && p.units[g].Start <= end; g++ {
@@ -272,7 +307,7 @@ func (p *pyResolver) resolveBases(f int) {
 // is where a reader lands, the initializer is the code that runs.
 func (p *pyResolver) resolveCalls(f int) {
 	lo, hi := p.fileUnits(f)
-	memo := make(map[string]pyTarget) // module-scope names of this file
+	memo := newFileMemo()
 	p.collectModuleVars(f)
 	for g := lo; g < hi; g++ {
 		ru := p.raw[g]
@@ -286,7 +321,7 @@ func (p *pyResolver) resolveCalls(f int) {
 			p.resolvedCall(g, c)
 			p.link(g, t, c.Line)
 			if p.kind(t) == KindClass {
-				if init := p.classMember(t, "__init__"); init >= 0 {
+				if init := p.classMemberMemo(t, "__init__", memo); init >= 0 {
 					p.link(g, init, c.Line)
 				}
 			}
@@ -294,14 +329,14 @@ func (p *pyResolver) resolveCalls(f int) {
 	}
 }
 
-func (p *pyResolver) resolveCall(f int, u int32, name string, memo map[string]pyTarget) int32 {
+func (p *pyResolver) resolveCall(f int, u int32, name string, memo *fileMemo) int32 {
 	if rest, ok := strings.CutPrefix(name, "super()."); ok {
 		c := p.enclosingClass(u)
 		if c < 0 || !isDotted(rest) || strings.IndexByte(rest, '.') >= 0 {
 			return -1
 		}
 		for _, b := range p.bases[c] {
-			if m := p.classMember(b, rest); m >= 0 {
+			if m := p.classMemberMemo(b, rest, memo); m >= 0 {
 				return m
 			}
 		}
