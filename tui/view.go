@@ -65,7 +65,6 @@ func (m *Model) paneView(p pane, r rect) string {
 	case paneHyps:
 		lines = m.hyps.view(m.st, in, focused)
 	case paneDiff:
-		m.diff.setSize(r)
 		title = m.diff.title()
 		lines = m.diff.view()
 	case paneActivity:
