@@ -35,7 +35,7 @@ type layout struct {
 }
 
 // gridMin is the smallest terminal that still shows all four panes.
-const gridMinW, gridMinH = 120, 32
+const gridMinW, gridMinH = 130, 32
 
 func computeLayout(w, h int) layout {
 	w, h = max(w, 20), max(h, 6)

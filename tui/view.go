@@ -90,7 +90,7 @@ func (m *Model) helpView(r rect) string {
 	groups := m.keys.FullHelp()
 	// Narrow screens get the columns in two rows so none is cut off.
 	rows := [][][]key.Binding{groups}
-	if r.w < 120 {
+	if r.w < 130 {
 		rows = [][][]key.Binding{groups[:3], groups[3:]}
 	}
 	lines := []string{"", m.st.Dim.Render("Any key closes this help."), ""}
