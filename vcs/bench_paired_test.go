@@ -17,13 +17,15 @@ type contender struct {
 	prep, run func(i int)
 }
 
-// paired times the contenders in turn each iteration and reports each
-// median and its ratio to the baseline's.
+// paired times the contenders in turn each iteration, rotating the order,
+// and reports each median and its ratio to the baseline's.
 func paired(b *testing.B, baseline string, cs ...contender) {
 	ts := make([]timings, len(cs))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		for j, c := range cs {
+		for k := range cs {
+			j := (i + k) % len(cs) // rotate who goes first: no fixed warm-up advantage
+			c := cs[j]
 			if c.prep != nil {
 				c.prep(i)
 			}
