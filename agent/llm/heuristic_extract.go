@@ -106,7 +106,20 @@ func ExtractEntryPoints(issue string) []EntryPoint {
 	prose = blank(prose, fences)
 	c.quoted(prose)
 	c.words(prose, false)
-	return c.sorted()
+	return c.sorted(titleEnd(issue))
+}
+
+// titleBonus is added to names in the issue's title: a title names what
+// the reporter thinks is broken, which beats where a traceback ended.
+const titleBonus = 0.5
+
+// titleEnd is the length of the first line when it reads as a title.
+func titleEnd(issue string) int {
+	i := strings.IndexByte(issue, '\n')
+	if i < 0 || i > 200 || strings.TrimSpace(issue[:i]) != issue[:i] || reFrame.MatchString(issue[:i]) {
+		return 0
+	}
+	return i
 }
 
 // blank replaces the given spans with spaces, keeping offsets, so text read
@@ -295,10 +308,13 @@ func (c *collector) words(text string, inCode bool) {
 	}
 }
 
-func (c *collector) sorted() []EntryPoint {
+func (c *collector) sorted(title int) []EntryPoint {
 	out := make([]EntryPoint, 0, len(c.byText))
 	for _, e := range c.byText {
 		e.Weight = kindWeight[e.Kind] + 0.25*float64(min(e.Count-1, 4))
+		if e.First < title {
+			e.Weight += titleBonus
+		}
 		switch {
 		case e.Frame > 0:
 			e.Weight += 1.0 / float64(e.Frame)

@@ -88,6 +88,17 @@ func TestExtractEntryPoints(t *testing.T) {
 	}
 }
 
+func TestTitleNamesWeighMore(t *testing.T) {
+	m := entryMap(ExtractEntryPoints("`to_json_dict` fails on bad tags\n\nIt fails in `convert_value` too.\n"))
+	if m["to_json_dict"].Weight <= m["convert_value"].Weight {
+		t.Errorf("title name %v should outweigh body name %v", m["to_json_dict"], m["convert_value"])
+	}
+	m = entryMap(ExtractEntryPoints("  File \"a.py\", line 1, in f\n`g` too\n"))
+	if m["f"].Weight != kindWeight[EntryTraceback]+1 {
+		t.Errorf("a traceback line is no title: %+v", m["f"])
+	}
+}
+
 func TestFileLineMentions(t *testing.T) {
 	tests := []struct {
 		issue, file string
