@@ -136,7 +136,10 @@ func (st *hstate) entryTurn() (Message, bool) {
 	st.rankRoots()
 	text := fmt.Sprintf("Entry points from the issue: %s. Searching them, plus %d units whose text best matches the issue.",
 		shortList(names, 8), extra)
-	if len(names) == 0 {
+	switch {
+	case extra == 0:
+		text = fmt.Sprintf("Entry points from the issue: %s. Searching them.", shortList(names, 8))
+	case len(names) == 0:
 		text = fmt.Sprintf("The issue names no code exactly; searching the %d units whose text best matches it.", extra)
 	}
 	return Message{Role: Assistant, Content: text, ToolCalls: calls}, true
