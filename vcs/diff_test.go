@@ -225,3 +225,48 @@ func TestPatchGolden(t *testing.T) {
 		t.Errorf("patch differs from %s:\n%s", golden, patch)
 	}
 }
+
+// Paths with spaces, tabs-free unicode and quotes come through status,
+// numstat and patches unmangled.
+func TestUnusualPaths(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	r := openT(t, dir)
+	base := strings.TrimSpace(gitT(t, dir, "rev-parse", "HEAD"))
+	names := []string{"dir with space/file name.py", "ünïcode/ß.py", `quote"d.py`}
+	for _, n := range names {
+		write(t, dir, n, "x = 1\n")
+	}
+	cs, err := r.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, c := range cs {
+		got[c.Path] = true
+	}
+	for _, n := range names {
+		if !got[n] {
+			t.Errorf("Status lacks %q: %+v", n, cs)
+		}
+	}
+	c, err := r.CommitAll(ctx, "unusual names")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := r.DiffStat(ctx, base, c, "ünïcode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Files) != 2 || d.Short() != "2 files changed, 2 insertions(+)" {
+		t.Errorf("DiffStat excluding ünïcode/ = %+v", d)
+	}
+	patch, err := r.Patch(ctx, base, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitT(t, dir, "checkout", "-q", "--detach", base)
+	if out, err := gitRaw(dir, []byte(patch), "apply", "--check"); err != nil {
+		t.Fatalf("git apply --check: %v\n%s\n%s", err, out, patch)
+	}
+}

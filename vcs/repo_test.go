@@ -3,6 +3,8 @@ package vcs
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -252,4 +254,33 @@ func FuzzBranchName(f *testing.F) {
 			t.Errorf("validBranchName accepted %q, git refuses: %s", name, out)
 		}
 	})
+}
+
+// CommitAll and the workspace snapshot honour every ignore source git does:
+// nested .gitignore files and .git/info/exclude.
+func TestIgnoreSources(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	write(t, dir, ".git/info/exclude", "secret.env\n")
+	write(t, dir, "sub/.gitignore", "*.tmp\n")
+	write(t, dir, "sub/keep.py", "k = 1\n")
+	write(t, dir, "sub/scratch.tmp", "ignored\n")
+	write(t, dir, "secret.env", "TOKEN=x\n")
+	ws, err := OpenWorkspace(ctx, dir, "ign", Mode{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"secret.env", "sub/scratch.tmp"} {
+		if _, err := os.Stat(filepath.Join(ws.Dir, f)); !os.IsNotExist(err) {
+			t.Errorf("ignored %s reached the run's worktree", f)
+		}
+	}
+	c, err := openT(t, dir).CommitAll(ctx, "with ignores")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := gitT(t, dir, "ls-tree", "-r", "--name-only", c)
+	if !strings.Contains(files, "sub/keep.py") || strings.Contains(files, "secret.env") || strings.Contains(files, "scratch.tmp") {
+		t.Errorf("committed files:\n%s", files)
+	}
 }
