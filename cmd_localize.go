@@ -176,14 +176,7 @@ func printLocations(w io.Writer, loc *localize.Locations, asJSON bool) error {
 		_, err = fmt.Fprintln(w, string(b))
 		return err
 	}
-	fmt.Fprintln(w, "files:")
-	for i, f := range loc.Files {
-		fmt.Fprintf(w, "%3d. %s\n", i+1, f)
-	}
-	fmt.Fprintln(w, "functions:")
-	for i, f := range loc.Functions {
-		fmt.Fprintf(w, "%3d. %s\n", i+1, f)
-	}
+	fmt.Fprint(w, loc.Format(0))
 	fmt.Fprintf(w, "search: %d nodes, depth %d, %s\n", len(loc.Tree), loc.MaxDepth, formatCalls(loc.ToolCalls))
 	return nil
 }

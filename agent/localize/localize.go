@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
@@ -210,4 +211,25 @@ func (a *agent) emit(e event.Event) {
 	}
 	e.Agent = event.Localizer
 	a.cfg.Bus.Emit(e)
+}
+
+// Format renders the ranking as numbered lists, at most k entries each
+// (k <= 0: all), for a terminal or a resolution agent's first message.
+func (l *Locations) Format(k int) string {
+	var b strings.Builder
+	list := func(title string, xs []string) {
+		b.WriteString(title + ":\n")
+		if len(xs) == 0 {
+			b.WriteString("  (none)\n")
+		}
+		for i, x := range xs {
+			if k > 0 && i >= k {
+				break
+			}
+			fmt.Fprintf(&b, "%3d. %s\n", i+1, x)
+		}
+	}
+	list("files", l.Files)
+	list("functions", l.Functions)
+	return b.String()
 }

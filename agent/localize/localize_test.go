@@ -159,6 +159,10 @@ func TestScriptedDFS(t *testing.T) {
 	}
 	checkEvents(t, evs)
 	checkGolden(t, "scripted", loc)
+	want := "files:\n  1. shop/money.py\nfunctions:\n  1. shop/money.py:round_money\n"
+	if got := loc.Format(1); got != want {
+		t.Errorf("Format(1) = %q, want %q", got, want)
+	}
 }
 
 // checkEvents wants the phases in order, a node event per tree node, a
