@@ -46,12 +46,13 @@ func (t *treePane) add(n event.Node) {
 		old.Node = n
 		old.DeadEnd = dead
 	} else {
-		t.nodes[n.ID] = &treeNode{Node: n}
+		// The parent must exist before the child, so the tree has no cycles.
 		if p, ok := t.nodes[n.Parent]; ok && n.Parent != "" {
 			p.children = append(p.children, n.ID)
 		} else {
 			t.roots = append(t.roots, n.ID)
 		}
+		t.nodes[n.ID] = &treeNode{Node: n}
 	}
 	if !n.DeadEnd {
 		t.current = n.ID
