@@ -112,6 +112,9 @@ type Searcher struct {
 
 	postOnce sync.Once
 	post     map[string][]posting
+
+	aliasOnce sync.Once
+	alias     map[string][]aliasSite
 }
 
 // NewSearcher builds the in-memory search structures over ix.

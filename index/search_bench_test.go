@@ -37,6 +37,7 @@ func sympyCorpus(b testing.TB) *Searcher {
 		}
 		searchSympy = NewSearcher(ix)
 		searchSympy.postings()
+		searchSympy.aliases()
 	})
 	if searchSympyErr != nil {
 		b.Fatalf("index %s: %v", searchSympyRoot, searchSympyErr)
@@ -57,6 +58,7 @@ func benchDef(b *testing.B, name, wantMode string) {
 
 func BenchmarkFindCodeDefExact(b *testing.B)      { benchDef(b, "Symbol", ModeExact) }
 func BenchmarkFindCodeDefQualified(b *testing.B)  { benchDef(b, "Basic.subs", ModeExact) }
+func BenchmarkFindCodeDefAlias(b *testing.B)      { benchDef(b, "Matrix.col_insert", ModeExact) }
 func BenchmarkFindCodeDefRegex(b *testing.B)      { benchDef(b, "_eval_.*_as_.*", ModeRegex) }
 func BenchmarkFindCodeDefRegexSmart(b *testing.B) { benchDef(b, "is_.*zero", ModeRegex) }
 func BenchmarkFindCodeDefRegexBroad(b *testing.B) { benchDef(b, ".*", ModeRegex) }
@@ -72,7 +74,9 @@ func BenchmarkFindFileGlob(b *testing.B) {
 func BenchmarkNewSearcher(b *testing.B) {
 	s := sympySearcherFor(b)
 	for b.Loop() {
-		NewSearcher(s.ix).postings()
+		ns := NewSearcher(s.ix)
+		ns.postings()
+		ns.aliases()
 	}
 }
 

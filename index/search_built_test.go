@@ -12,6 +12,7 @@ var builtCalls = []call{
 	{"def_exact", ToolFindCodeDef, `{"definition_name": "Order.add_line"}`},
 	{"def_module_path", ToolFindCodeDef, `{"definition_name": "shop.payments.charge"}`},
 	{"def_inherited", ToolFindCodeDef, `{"definition_name": "GiftOrder.total"}`},
+	{"def_alias_method", ToolFindCodeDef, `{"definition_name": "Processor.send"}`},
 	{"def_regex", ToolFindCodeDef, `{"definition_name": "_view$"}`},
 	{"def_fuzzy", ToolFindCodeDef, `{"definition_name": "chekout_veiw"}`},
 	{"def_enumerate", ToolFindCodeDef, `{"file_path": "shop/orders/models.py"}`},

@@ -23,7 +23,8 @@ func TestSympyIssueNames(t *testing.T) {
 		{"LatexPrinter._print_Subs", "LatexPrinter._print_Subs", "latex.py", ModeExact},
 		{"Intersection", "Intersection", "sets.py", ModeExact},
 		{"Symbl", "Symbol", "symbol.py", ModeFuzzy},
-		{"Matrix.col_insert", "MatrixShaping.col_insert", "common.py", ModeFuzzy},
+		{"Matrix", "MutableDenseMatrix", "dense.py", ModeExact},
+		{"Matrix.col_insert", "MatrixShaping.col_insert", "common.py", ModeExact},
 	}
 	for _, tt := range tests {
 		r := s.FindCodeDef(FindCodeDefArgs{DefinitionName: tt.query})

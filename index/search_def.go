@@ -33,10 +33,22 @@ func (s *Searcher) FindCodeDef(a FindCodeDefArgs) Result {
 	if ids := s.exactUnits(q, sc); len(ids) > 0 {
 		return s.unitResult(tool, q, ModeExact, nil, ids, fmt.Sprintf("%s %s: %s", tool, quote(q), plural(len(ids), "exact match", "exact matches")))
 	}
-	if ids, owners := s.inheritedUnits(q, sc); len(ids) > 0 {
+	if ids, owners, viaAlias := s.inheritedUnits(q, sc); len(ids) > 0 {
 		cls := q[:strings.LastIndex(q, ".")]
-		return s.unitResult(tool, q, ModeExact, nil, ids, fmt.Sprintf("%s %s: %s does not define it; inherited from %s",
-			tool, quote(q), quote(cls), strings.Join(owners, ", ")))
+		how := "does not define it; inherited from"
+		if viaAlias {
+			how = "is an alias; defined on"
+		}
+		return s.unitResult(tool, q, ModeExact, nil, ids, fmt.Sprintf("%s %s: %s %s %s",
+			tool, quote(q), quote(cls), how, strings.Join(owners, ", ")))
+	}
+	if al, ok := s.resolveAlias(q); ok {
+		ids := s.inScope(al.target, sc)
+		s.rankUnits(ids)
+		if len(ids) > 0 {
+			return s.unitResult(tool, q, ModeExact, nil, ids, fmt.Sprintf("%s %s: no definition of that name; it is an alias (%s:%d `%s`)",
+				tool, quote(q), al.path, al.line, clipLine(al.text)))
+		}
 	}
 	re, err := compileNameRegex(q)
 	if err != nil {

@@ -42,6 +42,8 @@ var shopCalls = []call{
 	{"def_exact_abs_path", ToolFindCodeDef, `{"definition_name": "charge", "file_path": "/testbed/shop/payments.py"}`},
 	{"def_inherited", ToolFindCodeDef, `{"definition_name": "GiftOrder.total"}`},
 	{"def_inherited_module_path", ToolFindCodeDef, `{"definition_name": "shop.orders.gift.GiftOrder.add_line"}`},
+	{"def_alias", ToolFindCodeDef, `{"definition_name": "Processor"}`},
+	{"def_alias_method", ToolFindCodeDef, `{"definition_name": "Processor.send"}`},
 	{"def_regex", ToolFindCodeDef, `{"definition_name": "add_.*"}`},
 	{"def_regex_smart_case", ToolFindCodeDef, `{"definition_name": "order"}`},
 	{"def_regex_case_retry", ToolFindCodeDef, `{"definition_name": "ORDERLINE"}`},

@@ -9,21 +9,41 @@ const maxBaseDepth = 6
 // but one of its base classes does: issues name the class the user holds
 // (Schema.validate), while the code defines it higher up (BaseSchema).
 // It returns the nearest definitions and the classes they were found on.
-func (s *Searcher) inheritedUnits(q string, sc scope) ([]int32, []string) {
+// viaAlias tells that the class name was an alias of the class searched.
+func (s *Searcher) inheritedUnits(q string, sc scope) (found []int32, owners []string, viaAlias bool) {
 	i := strings.LastIndex(q, ".")
 	if i <= 0 || i == len(q)-1 {
-		return nil, nil
+		return nil, nil, false
 	}
 	cls, method := q[:i], q[i+1:]
 	start := s.classesNamed(cls)
+	if len(start) == 0 {
+		if al, ok := s.resolveAlias(cls); ok {
+			start, viaAlias = classesOnly(s, al.target), true
+		}
+	}
+	// Through an alias the class itself may define it (Processor.send
+	// with Processor = Gateway).
+	var own []int32
+	for _, c := range start {
+		cu := s.units[c]
+		if k, ok := s.unitIdx[cu.Path+":"+cu.QualName+"."+method]; ok {
+			own = append(own, k)
+			owners = append(owners, cu.QualName)
+		}
+	}
+	if own = s.inScope(own, sc); len(own) > 0 {
+		return own, owners, viaAlias
+	}
+	owners = nil
 	seen := map[int32]bool{}
 	for _, c := range start {
 		seen[c] = true
 	}
 	level := start
 	for depth := 0; depth < maxBaseDepth && len(level) > 0; depth++ {
-		var found []int32
-		var owners []string
+		var hits []int32
+		var on []string
 		var next []int32
 		for _, c := range level {
 			for _, b := range s.baseClasses(s.units[c]) {
@@ -34,17 +54,17 @@ func (s *Searcher) inheritedUnits(q string, sc scope) ([]int32, []string) {
 				next = append(next, b)
 				bu := s.units[b]
 				if k, ok := s.unitIdx[bu.Path+":"+bu.QualName+"."+method]; ok {
-					found = append(found, k)
-					owners = append(owners, bu.QualName)
+					hits = append(hits, k)
+					on = append(on, bu.QualName)
 				}
 			}
 		}
-		if found = s.inScope(found, sc); len(found) > 0 {
-			return found, owners
+		if hits = s.inScope(hits, sc); len(hits) > 0 {
+			return hits, on, viaAlias
 		}
 		level = next
 	}
-	return nil, nil
+	return nil, nil, false
 }
 
 // classesNamed are the class units a (possibly dotted) name denotes.
@@ -55,6 +75,10 @@ func (s *Searcher) classesNamed(name string) []int32 {
 	} else if strings.Contains(name, ".") {
 		ids = s.byDotted(name, wholeRepo)
 	}
+	return classesOnly(s, ids)
+}
+
+func classesOnly(s *Searcher, ids []int32) []int32 {
 	var out []int32
 	for _, u := range ids {
 		if s.units[u].Kind == KindClass {

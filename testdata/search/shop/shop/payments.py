@@ -31,3 +31,6 @@ def charge(gateway, order, max_retries=MAX_RETRIES):
 
 def refund(gateway, receipt):
     return gateway.send(-receipt["amount"], receipt["currency"])
+
+
+Processor = Gateway  # the old public name
