@@ -1,11 +1,14 @@
 package localize
 
 import (
+	"context"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
+	"github.com/swe-adept/swe-adept/index"
 )
 
 // TestHeuristicEndToEnd drives the offline localizer through the real loop,
@@ -105,5 +108,25 @@ func TestChooseModel(t *testing.T) {
 				t.Errorf("got %s %q, want %s %q", m.Name(), notice, tc.wantName, tc.wantNotice)
 			}
 		})
+	}
+}
+
+// BenchmarkRunHeuristic is one whole offline localization of the sample
+// issue: search, both filter stages, tree and events.
+func BenchmarkRunHeuristic(b *testing.B) {
+	ix, err := index.Build(context.Background(), sampleRepo, index.Options{NoCache: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := index.NewSearcher(ix)
+	issue, err := os.ReadFile("../../testdata/localize/issue.md")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Run(context.Background(), Config{Index: ix, Searcher: s, Model: llm.NewHeuristic(ix, s), Issue: string(issue)}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
