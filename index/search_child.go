@@ -46,6 +46,12 @@ func (s *Searcher) FindChildUnit(a FindChildUnitArgs) Result {
 		u := s.units[byName[0]]
 		return s.unitResult(tool, id, ModeExact, nil, byName, fmt.Sprintf("%s %s: no such id; the one unit named %s in this file is %s", tool, quote(id), quote(name), u.ID))
 	}
+	// The model may pair a child's name with its parent's file: an exact
+	// name elsewhere is worth more than a refusal.
+	if ids := s.exactUnits(name, wholeRepo); len(byName) == 0 && len(ids) > 0 && len(ids) <= 3 {
+		return s.unitResult(tool, id, ModeExact, nil, ids, fmt.Sprintf("%s %s: no such unit in %s; %s elsewhere",
+			tool, quote(id), f.Path, plural(len(ids), "unit of that name", "units of that name")))
+	}
 	return failure(tool, id, s.noSuchUnit(name, fi))
 }
 

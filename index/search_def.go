@@ -30,6 +30,11 @@ func (s *Searcher) FindCodeDef(a FindCodeDefArgs) Result {
 	if len(q) > maxQueryLen {
 		return failure(tool, q, fmt.Sprintf("definition_name is %d characters long; give a name of at most %d characters.\n", len(q), maxQueryLen))
 	}
+	if looksLikePath(q) {
+		if fi, ok := s.resolveFile(q); ok {
+			return s.enumerateUnits(tool, fi)
+		}
+	}
 	if ids := s.exactUnits(q, sc); len(ids) > 0 {
 		return s.unitResult(tool, q, ModeExact, nil, ids, fmt.Sprintf("%s %s: %s", tool, quote(q), plural(len(ids), "exact match", "exact matches")))
 	}
@@ -332,6 +337,23 @@ func (s *Searcher) unitIndex(u *Unit) int32 {
 		return i
 	}
 	return -1
+}
+
+// looksLikePath tells a file path given as a definition name: it has a
+// slash or ends in a source file extension, and no id colon.
+func looksLikePath(q string) bool {
+	if strings.Contains(q, ":") {
+		return false
+	}
+	if strings.Contains(q, "/") {
+		return true
+	}
+	for _, ext := range []string{".py", ".go", ".js", ".ts", ".java", ".rb", ".rs", ".c", ".h", ".cpp"} {
+		if strings.HasSuffix(q, ext) {
+			return true
+		}
+	}
+	return false
 }
 
 // cleanName strips what models wrap names in: quotes, backticks, a "def " or

@@ -50,6 +50,9 @@ func (s *Searcher) FindFile(a FindFileArgs) Result {
 	if fis := s.namedFiles(name, sc); len(fis) > 0 {
 		return s.fileResult(tool, query, ModeExact, fis, fmt.Sprintf("%s %s: %s in %s", tool, quote(name), plural(len(fis), "file", "files"), where))
 	}
+	if d, ok := s.resolveDir(path.Join(dir, name)); ok && d != "" {
+		return s.listDir(tool, query, d)
+	}
 	if fis := s.closeFiles(name, sc); len(fis) > 0 {
 		return s.fileResult(tool, query, ModeFuzzy, fis, fmt.Sprintf("%s %s: no file of that name in %s; closest names", tool, quote(name), where))
 	}

@@ -74,7 +74,7 @@ func (s *Searcher) resolveFile(p string) (int32, bool) {
 }
 
 // resolveDir finds an indexed folder for p, dropping leading folders that
-// are not part of the repo.
+// are not part of the repo, or as the unique folder ending in p.
 func (s *Searcher) resolveDir(p string) (string, bool) {
 	p = s.cleanPath(p)
 	if p == "" {
@@ -86,10 +86,21 @@ func (s *Searcher) resolveDir(p string) (string, bool) {
 		}
 		i := strings.IndexByte(q, '/')
 		if i < 0 {
-			return "", false
+			break
 		}
 		q = q[i+1:]
 	}
+	// A unique folder ending in p ("views" for shop/views).
+	found := ""
+	for d := range s.dirs {
+		if strings.HasSuffix(d, "/"+p) {
+			if found != "" {
+				return "", false
+			}
+			found = d
+		}
+	}
+	return found, found != ""
 }
 
 // scopeOf resolves a file_path argument that may name a file or a folder.
