@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/swe-adept/swe-adept/agent/event"
 )
 
@@ -11,7 +13,8 @@ import (
 type hypRowKind int
 
 const (
-	rowHyp hypRowKind = iota
+	rowHyp     hypRowKind = iota
+	rowHypMore            // the open hypothesis's text, continued
 	rowTodo
 	rowCheckpoint
 	rowInsight
@@ -31,6 +34,7 @@ type hypPane struct {
 	open   string // hypothesis whose to-dos are shown
 	cursor int
 	offset int
+	width  int  // of the last view, to wrap the open hypothesis's text
 	follow bool // the open hypothesis tracks the current one
 }
 
@@ -57,9 +61,14 @@ func (p *hypPane) hypRow(id string) int {
 func (p *hypPane) rows() []hypRow {
 	var out []hypRow
 	for i, h := range p.plan.Hypotheses {
-		out = append(out, hypRow{kind: rowHyp, hyp: i})
 		if h.ID != p.open {
+			out = append(out, hypRow{kind: rowHyp, hyp: i})
 			continue
+		}
+		first, more := p.wrapText(h)
+		out = append(out, hypRow{kind: rowHyp, hyp: i, text: first})
+		for _, l := range more {
+			out = append(out, hypRow{kind: rowHypMore, hyp: i, text: l})
 		}
 		for j, t := range h.Todos {
 			out = append(out, hypRow{kind: rowTodo, hyp: i, todo: j})
@@ -91,7 +100,7 @@ func (p *hypPane) selected() (hypRow, bool) {
 // toggle opens the hypothesis under the cursor (or closes it).
 func (p *hypPane) toggle() {
 	r, ok := p.selected()
-	if !ok || r.kind != rowHyp {
+	if !ok || (r.kind != rowHyp && r.kind != rowHypMore) {
 		return
 	}
 	id := p.plan.Hypotheses[r.hyp].ID
@@ -105,6 +114,7 @@ func (p *hypPane) toggle() {
 }
 
 func (p *hypPane) view(st Styles, r rect, focused bool) []string {
+	p.width = r.w
 	rows := p.rows()
 	if len(rows) == 0 {
 		return []string{st.Dim.Render("no hypotheses yet; the resolution agent starts after localization")}
@@ -136,6 +146,8 @@ func (p *hypPane) line(st Styles, r hypRow) string {
 		return line
 	case rowInsight:
 		return "    " + st.Note.Render("✎ ") + firstLine(r.text)
+	case rowHypMore:
+		return "    " + r.text
 	}
 	id := h.ID
 	if h.ID == p.plan.Current {
@@ -145,7 +157,42 @@ func (p *hypPane) line(st Styles, r hypRow) string {
 	if p.plan.Merged != "" && h.Branch == p.plan.Merged {
 		id += " " + st.StatusOK.Render("merged ✓")
 	}
-	return st.tag(h.Status) + " " + id + " " + firstLine(h.Content)
+	text := r.text
+	if text == "" {
+		text = firstLine(h.Content)
+	}
+	return st.tag(h.Status) + " " + id + " " + text
+}
+
+// maxHypLines is how many lines the open hypothesis's text may take.
+const maxHypLines = 3
+
+// wrapText splits the open hypothesis's text into what its row shows and
+// the lines that continue it, wrapped to the pane.
+func (p *hypPane) wrapText(h event.Hypothesis) (first string, more []string) {
+	text := strings.Join(strings.Fields(h.Content), " ")
+	if p.width <= 20 {
+		return "", nil
+	}
+	// The row shows "› [v] h2 ◀ merged ✓ " before the text.
+	head := 2 + 4 + ansi.StringWidth(h.ID) + 1
+	if h.ID == p.plan.Current {
+		head += 2
+	}
+	if p.plan.Merged != "" && h.Branch == p.plan.Merged {
+		head += 9
+	}
+	room := p.width - head
+	if room <= 10 || ansi.StringWidth(text) <= room {
+		return "", nil
+	}
+	lines := strings.Split(ansi.Wordwrap(text, room, ""), "\n")
+	more = strings.Split(ansi.Wordwrap(strings.Join(lines[1:], " "), p.width-6, ""), "\n")
+	if len(more) > maxHypLines-1 {
+		more = more[:maxHypLines-1]
+		more[len(more)-1] += " …"
+	}
+	return lines[0], more
 }
 
 // hypDetail is the markdown the diff pane shows for a hypothesis.

@@ -205,7 +205,7 @@ func (m *Model) selectHypRow() {
 	h := m.hyps.plan.Hypotheses[r.hyp]
 	m.diff.follow = false
 	switch r.kind {
-	case rowHyp:
+	case rowHyp, rowHypMore:
 		m.hyps.toggle()
 		d, _ := m.diff.hypothesisDiff(h, m.hyps.plan.Original)
 		m.diff.show(diffContent{title: "hypothesis " + h.ID + " vs original", markdown: hypDetail(h), patch: d.Patch})

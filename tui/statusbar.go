@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -16,7 +17,11 @@ func (m *Model) statusBar() string {
 	}
 	left := strings.Join(m.statusParts(), m.st.Dim.Render(" · "))
 	room := m.width - ansi.StringWidth(left) - 2
-	right := m.shortHelp(room)
+	keys := m.keys.ShortHelp()
+	if m.dialog != nil {
+		keys = m.keys.dialogHelp(m.dialog.editing())
+	}
+	right := shortHelp(m.st, keys, room)
 	gap := m.width - ansi.StringWidth(left) - ansi.StringWidth(right)
 	if gap < 1 {
 		return fit(left, m.width)
@@ -86,10 +91,10 @@ func (m *Model) elapsed() string {
 
 // shortHelp is as many key reminders as fit in room cells; the last ones
 // (help and quit) are kept longest.
-func (m *Model) shortHelp(room int) string {
+func shortHelp(st Styles, keys []key.Binding, room int) string {
 	var parts []string
-	for _, b := range m.keys.ShortHelp() {
-		parts = append(parts, m.st.StatusKey.Render(b.Help().Key)+" "+m.st.Dim.Render(b.Help().Desc))
+	for _, b := range keys {
+		parts = append(parts, st.StatusKey.Render(b.Help().Key)+" "+st.Dim.Render(b.Help().Desc))
 	}
 	for len(parts) > 0 {
 		s := strings.Join(parts, "  ")
