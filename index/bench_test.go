@@ -66,7 +66,7 @@ func BenchmarkParseOnly(b *testing.B) {
 }
 
 func parsedSources(b *testing.B, dir string) [][]byte {
-	cands, _, err := walk(context.Background(), dir, discard())
+	cands, _, err := walk(context.Background(), dir, nil, discard())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -63,9 +63,13 @@ func Build(ctx context.Context, root string, opts Options) (*Index, error) {
 		return nil, err
 	}
 	cache := openCache(abs, opts)
-	cands, skipped, err := walk(ctx, abs, opts.Logger)
+	dirs := openDirCache(cache.dirPath, opts.Logger)
+	cands, skipped, err := walk(ctx, abs, dirs, opts.Logger)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: %w", abs, err)
+	}
+	if err := dirs.save(); err != nil {
+		opts.Logger.Warn("index: directory cache not saved", "err", err)
 	}
 	tWalk := time.Now()
 	res, err := extractAll(ctx, cands, cache, opts)

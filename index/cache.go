@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
+	"strings"
 )
 
 // fileCache holds the previous run's raw extractions, keyed by path and
@@ -13,6 +13,7 @@ import (
 // file right without tracking who depends on whom.
 type fileCache struct {
 	path    string
+	dirPath string // directory listings, see dirCache
 	maxSize int64
 	log     *slog.Logger
 	off     bool
@@ -25,6 +26,7 @@ type fileCache struct {
 type cacheEntry struct {
 	key fileKey
 	raw *rawFile
+	enc []byte // the entry's bytes in the loaded cache file
 }
 
 func openCache(root string, opts Options) *fileCache {
@@ -41,6 +43,7 @@ func openCache(root string, opts Options) *fileCache {
 		return c
 	}
 	c.path = p
+	c.dirPath = strings.TrimSuffix(p, ".bin") + ".dirs"
 	go c.load() // overlaps with the walk
 	return c
 }
@@ -110,23 +113,8 @@ func sameKeys(entries map[string]cacheEntry, res *extractResult) bool {
 }
 
 func (c *fileCache) save(res *extractResult) error {
-	data := encodeCache(res, c.maxSize)
-	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
-		return fmt.Errorf("save index cache: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(c.path), ".index-*.tmp")
-	if err != nil {
-		return fmt.Errorf("save index cache: %w", err)
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil {
-		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("save index cache %s: %w", c.path, firstErr(werr, cerr))
-	}
-	if err := os.Rename(tmp.Name(), c.path); err != nil {
-		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("save index cache %s: %w", c.path, err)
+	if err := writeAtomic(c.path, encodeCache(res, c.maxSize, c.entries)); err != nil {
+		return fmt.Errorf("index cache: %w", err)
 	}
 	return nil
 }

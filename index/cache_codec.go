@@ -33,7 +33,10 @@ func (e *encoder) str(s string) {
 	e.buf = append(e.buf, s...)
 }
 
-func encodeCache(res *extractResult, maxSize int64) []byte {
+// encodeCache writes every file's extraction. Files unchanged since prev
+// was loaded are copied as the bytes they were loaded from, so saving after
+// one edit costs little more than writing the file.
+func encodeCache(res *extractResult, maxSize int64, prev map[string]cacheEntry) []byte {
 	size := 64
 	for _, f := range res.files {
 		size += int(f.Size / 4) // raw extractions run at about a quarter of the source
@@ -44,6 +47,10 @@ func encodeCache(res *extractResult, maxSize int64) []byte {
 	e.int(maxSize)
 	e.uint(uint64(len(res.files)))
 	for i, f := range res.files {
+		if old, ok := prev[f.Path]; ok && old.raw == f && old.key == res.keys[i] && len(old.enc) > 0 {
+			e.buf = append(e.buf, old.enc...)
+			continue
+		}
 		e.encodeFile(f, res.keys[i])
 	}
 	return binary.LittleEndian.AppendUint32(e.buf, crc32.Checksum(e.buf, castagnoli))
@@ -180,8 +187,9 @@ func decodeCache(data []byte, maxSize int64) (map[string]cacheEntry, error) {
 	n := d.count()
 	entries := make(map[string]cacheEntry, n)
 	for i := 0; i < n && d.err == nil; i++ {
+		start := d.buf
 		f, k := d.decodeFile()
-		entries[f.Path] = cacheEntry{key: k, raw: f}
+		entries[f.Path] = cacheEntry{key: k, raw: f, enc: start[:len(start)-len(d.buf)]}
 	}
 	if d.err == nil && len(d.buf) != 0 {
 		d.fail()

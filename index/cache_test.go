@@ -53,6 +53,15 @@ func TestCacheColdWarmIncremental(t *testing.T) {
 	if got, want := dump(inc), dump(fresh); got != want {
 		t.Fatalf("incremental index differs from a fresh one:\n%s", lineDiff(want, got))
 	}
+	// The cache saved by the incremental build (unchanged entries copied
+	// as loaded, the edited one encoded anew) loads whole.
+	again := buildT(t, dir, opts)
+	if st := again.Stats(); st.Cache != "warm" {
+		t.Fatalf("after the incremental build: cache %s, want warm", st.Cache)
+	}
+	if got, want := dump(again), dump(fresh); got != want {
+		t.Fatalf("index from the re-saved cache differs:\n%s", lineDiff(want, got))
+	}
 	u, ok := inc.Unit("pkg/sub/models.py:Model.Meta.Options.describe")
 	if !ok || !hasEdge(u, "pkg/util.py:tidy", Invokes) {
 		t.Fatalf("describe should still invoke the moved tidy: %+v", u)

@@ -50,6 +50,7 @@ type walker struct {
 	ctx  context.Context
 	root string
 	log  *slog.Logger
+	dirs *dirCache // nil: list every directory
 	// sem bounds the directories read at once: the walk is syscall-bound,
 	// so a few goroutines beat one even on two cores.
 	sem chan struct{}
@@ -62,8 +63,8 @@ type walker struct {
 
 // walk lists the source files under root, honouring .gitignore files at
 // every level and .git/info/exclude. Order is not defined; callers sort.
-func walk(ctx context.Context, root string, log *slog.Logger) ([]candidate, map[string]int, error) {
-	w := &walker{ctx: ctx, root: root, log: log, skipped: map[string]int{}, sem: make(chan struct{}, 8)}
+func walk(ctx context.Context, root string, dirs *dirCache, log *slog.Logger) ([]candidate, map[string]int, error) {
+	w := &walker{ctx: ctx, root: root, log: log, dirs: dirs, skipped: map[string]int{}, sem: make(chan struct{}, 8)}
 	var ps []gitignore.Pattern
 	if gd, _, err := findGitDir(root); err == nil && gd != "" {
 		ps = readIgnoreFile(filepath.Join(gd, "info", "exclude"), nil, ps)
@@ -80,31 +81,23 @@ func (w *walker) dir(abs string, rel []string, ps []gitignore.Pattern) {
 	if w.ctx.Err() != nil {
 		return
 	}
-	entries, err := os.ReadDir(abs)
+	l, err := w.dirs.listing(abs, strings.Join(rel, "/"))
 	if err != nil {
 		w.skip(SkipUnreadable, strings.Join(rel, "/"), err)
 		return
 	}
-	for _, e := range entries {
-		if e.Name() == ".gitignore" { // no failed open in every directory
-			ps = readIgnoreFile(filepath.Join(abs, ".gitignore"), rel, ps)
-			break
-		}
+	if l.ignore {
+		ps = readIgnoreFile(filepath.Join(abs, ".gitignore"), rel, ps)
 	}
 	m := gitignore.NewMatcher(ps)
-	for _, e := range entries {
-		name := e.Name()
-		typ := e.Type()
-		switch {
-		case typ&fs.ModeSymlink != 0:
-			w.skip(SkipSymlink, joinRel(rel, name), nil)
-		case e.IsDir():
-			w.subdir(abs, rel, name, ps, m)
-		case typ.IsRegular():
-			if l := langForPath(name); l != nil {
-				w.file(e, abs, rel, l, m)
-			}
-		}
+	for _, name := range l.symlinks {
+		w.skip(SkipSymlink, joinRel(rel, name), nil)
+	}
+	for _, name := range l.dirs {
+		w.subdir(abs, rel, name, ps, m)
+	}
+	for _, name := range l.files {
+		w.file(abs, rel, name, m)
 	}
 }
 
@@ -133,6 +126,16 @@ func (w *walker) subdir(abs string, rel []string, name string, ps []gitignore.Pa
 	}
 }
 
+// readDir lists a directory unsorted (callers sort what they keep).
+func readDir(dir string) ([]fs.DirEntry, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
 func joinRel(rel []string, name string) string {
 	if len(rel) == 0 {
 		return name
@@ -140,19 +143,23 @@ func joinRel(rel []string, name string) string {
 	return strings.Join(rel, "/") + "/" + name
 }
 
-func (w *walker) file(e fs.DirEntry, dirAbs string, rel []string, l *language, m gitignore.Matcher) {
-	name := e.Name()
+func (w *walker) file(dirAbs string, rel []string, name string, m gitignore.Matcher) {
 	relPath := joinRel(rel, name)
 	if m.Match(append(rel[:len(rel):len(rel)], name), false) {
 		w.skip(SkipIgnored, relPath, nil)
 		return
 	}
-	info, err := e.Info()
+	abs := filepath.Join(dirAbs, name)
+	info, err := os.Lstat(abs)
 	if err != nil {
 		w.skip(SkipUnreadable, relPath, err)
 		return
 	}
-	c := candidate{rel: relPath, abs: filepath.Join(dirAbs, name), size: info.Size(), mtime: info.ModTime().UnixNano(), lang: l}
+	if !info.Mode().IsRegular() { // replaced by a link or a directory since listed
+		w.skip(SkipSymlink, relPath, nil)
+		return
+	}
+	c := candidate{rel: relPath, abs: abs, size: info.Size(), mtime: info.ModTime().UnixNano(), lang: langForPath(name)}
 	w.mu.Lock()
 	w.files = append(w.files, c)
 	w.mu.Unlock()

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 func writeFiles(t *testing.T, root string, files map[string]string) {
@@ -80,7 +81,7 @@ func TestWalkIgnores(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
 			writeFiles(t, root, tt.files)
-			cands, skipped, err := walk(context.Background(), root, discard())
+			cands, skipped, err := walk(context.Background(), root, nil, discard())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -190,5 +191,59 @@ func TestBuildProgress(t *testing.T) {
 	}
 	if calls == 0 || last != total || total == 0 {
 		t.Errorf("progress: %d calls, last %d of %d", calls, last, total)
+	}
+}
+
+// TestWalkReusesDirectoryListings checks that an unchanged directory is
+// taken from the listing cache and a changed one is listed again.
+func TestWalkReusesDirectoryListings(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"a/m.py": "", "a/b/n.py": "", "c.py": ""})
+	old := time.Now().Add(-time.Hour)
+	backdate := func() {
+		for _, d := range []string{root, filepath.Join(root, "a"), filepath.Join(root, "a", "b")} {
+			if err := os.Chtimes(d, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	backdate()
+	cachePath := filepath.Join(t.TempDir(), "dirs")
+	list := func() string {
+		dc := openDirCache(cachePath, discard())
+		cands, _, err := walk(context.Background(), root, dc, discard())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := dc.save(); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range cands {
+			got = append(got, c.rel)
+		}
+		sort.Strings(got)
+		return strings.Join(got, " ")
+	}
+	if got := list(); got != "a/b/n.py a/m.py c.py" {
+		t.Fatalf("first walk: %q", got)
+	}
+	// A file added behind the cache's back (the directory's mtime put
+	// back) stays unseen: proof the listing came from the cache.
+	writeFiles(t, root, map[string]string{"a/b/hidden.py": ""})
+	backdate()
+	if got := list(); got != "a/b/n.py a/m.py c.py" {
+		t.Fatalf("walk with cached listings: %q", got)
+	}
+	// A normal change moves the directory's mtime: listed again.
+	writeFiles(t, root, map[string]string{"a/b/new.py": ""})
+	if got := list(); got != "a/b/hidden.py a/b/n.py a/b/new.py a/m.py c.py" {
+		t.Fatalf("walk after a change: %q", got)
+	}
+	if err := os.WriteFile(cachePath, []byte("garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := list(); !strings.Contains(got, "a/b/new.py") {
+		t.Fatalf("walk with a corrupt directory cache: %q", got)
 	}
 }
