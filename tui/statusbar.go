@@ -32,7 +32,7 @@ func (m *Model) statusBar() string {
 func (m *Model) statusParts() []string {
 	st := m.st
 	parts := []string{st.Bold.Render(m.opts.Title)}
-	if m.run.phase != "" {
+	if m.run.phase != "" && m.run.done == nil {
 		parts = append(parts, m.run.phase)
 	}
 	if p := m.run.progress; p != nil && m.run.phase == "index" && p.Total > 0 {
