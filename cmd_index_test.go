@@ -40,8 +40,8 @@ func TestIndexCommandHuman(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"--repo", repo, "--no-cache"}, []string{"files    9 (python 9)", "cache    cold"}},
-		{[]string{"--repo", repo, "--no-cache", "--stats"}, []string{"lines    122", "MB/s"}},
+		{[]string{"--repo", repo, "--no-cache"}, []string{"files    12 (python 12)", "cache    cold"}},
+		{[]string{"--repo", repo, "--no-cache", "--stats"}, []string{"lines    137", "MB/s"}},
 	} {
 		var out bytes.Buffer
 		if err := indexMain(context.Background(), tt.args, &out, nil); err != nil {

@@ -70,7 +70,7 @@ func extractPython(x *extraction) {
 		d := &x.defs[i]
 		for {
 			n, ok := decorated[d.startByte]
-			if !ok {
+			if !ok || n.StartByte() >= d.startByte { // a broken tree must not loop
 				break
 			}
 			d.startByte, d.start = n.StartByte(), lineOf(n)

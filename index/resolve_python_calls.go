@@ -7,6 +7,40 @@ import "strings"
 // submodule, or a name from one of its star imports. mod "" is the top of
 // the tree.
 func (p *pyResolver) lookupInModule(mod, name string, hops int) pyTarget {
+	if t := p.lookupDirect(mod, name, hops); t.ok() {
+		return t
+	}
+	if f, ok := p.modules[mod]; ok && mod != "" && len(p.stars[f]) > 0 {
+		return p.lookupStars(f, mod, name, hops)
+	}
+	return noTarget
+}
+
+// lookupStars searches the modules that file f star-imports, and theirs,
+// breadth first and each once: star imports fan out widely (SymPy's
+// packages) and can form cycles.
+func (p *pyResolver) lookupStars(f int, mod, name string, hops int) pyTarget {
+	seen := map[string]bool{mod: true}
+	queue := append([]string(nil), p.stars[f]...)
+	for len(queue) > 0 && len(seen) < 4*maxHops*maxHops {
+		s := queue[0]
+		queue = queue[1:]
+		if seen[s] {
+			continue
+		}
+		seen[s] = true
+		if t := p.lookupDirect(s, name, hops+1); t.ok() {
+			return t
+		}
+		if sf, ok := p.modules[s]; ok && s != "" {
+			queue = append(queue, p.stars[sf]...)
+		}
+	}
+	return noTarget
+}
+
+// lookupDirect is lookupInModule without star imports.
+func (p *pyResolver) lookupDirect(mod, name string, hops int) pyTarget {
 	if hops > maxHops {
 		return noTarget
 	}
@@ -30,16 +64,6 @@ func (p *pyResolver) lookupInModule(mod, name string, hops int) pyTarget {
 	}
 	if _, ok := p.modules[sub]; ok || p.pkgs[sub] {
 		return pyTarget{unit: -1, mod: sub}
-	}
-	if hasFile {
-		for _, s := range p.stars[f] {
-			if s == mod {
-				continue
-			}
-			if t := p.lookupInModule(s, name, hops+1); t.ok() {
-				return t
-			}
-		}
 	}
 	return noTarget
 }
@@ -91,10 +115,8 @@ func (p *pyResolver) lookupModuleScope(f int, name string) pyTarget {
 	if b, ok := p.binds[f][name]; ok {
 		return p.resolveBinding(b, 0)
 	}
-	for _, s := range p.stars[f] {
-		if t := p.lookupInModule(s, name, 1); t.ok() {
-			return t
-		}
+	if len(p.stars[f]) > 0 {
+		return p.lookupStars(f, p.fileMod[f], name, 0)
 	}
 	return noTarget
 }

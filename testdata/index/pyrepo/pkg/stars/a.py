@@ -1,0 +1,5 @@
+from .b import *
+
+
+def fa():
+    return fb()

@@ -1,0 +1,9 @@
+from .a import *
+
+
+def fb():
+    return 1
+
+
+def uses():
+    return fa() + missing()
