@@ -62,11 +62,12 @@ var (
 
 	// A file and a line: "x.py:227", "x.py at line 227", "line 227 of
 	// x.py", and GitHub permalinks ".../blob/<ref>/pkg/x.py#L227".
-	pyPath       = `((?:[\w.-]+/)*[\w-]+\.py)`
-	reFileColon  = regexp.MustCompile(pyPath + `:(\d+)`)
-	reFileAtLine = regexp.MustCompile(pyPath + "[`'\"]?[ \t]+(?:[A-Za-z]+[ \t]+){0,3}?line[ \t]+(\\d+)")
-	reLineOfFile = regexp.MustCompile("\\bline[ \t]+(\\d+)[ \t]+(?:of|in)[ \t]+[`'\"]?" + pyPath)
-	rePermalink  = regexp.MustCompile(`github\.com/[\w.-]+/[\w.-]+/blob/[\w.-]+/([^\s#?)\]]+\.py)(?:#L(\d+))?`)
+	srcExt       = `\.(?:py|pyx|go|js|ts|tsx|jsx|java|rb|rs|c|h|cc|cpp|hpp|php|cs|kt|scala|swift)\b`
+	srcPath      = `((?:[\w.-]+/)*[\w-]+` + srcExt + `)`
+	reFileColon  = regexp.MustCompile(srcPath + `:(\d+)`)
+	reFileAtLine = regexp.MustCompile(srcPath + "[`'\"]?[ \t]+(?:[A-Za-z]+[ \t]+){0,3}?line[ \t]+(\\d+)")
+	reLineOfFile = regexp.MustCompile("\\bline[ \t]+(\\d+)[ \t]+(?:of|in)[ \t]+[`'\"]?" + srcPath)
+	rePermalink  = regexp.MustCompile(`github\.com/[\w.-]+/[\w.-]+/blob/[\w.-]+/([^\s#?)\]]+` + srcExt + `)(?:#L(\d+))?`)
 )
 
 // dottedNoise are dotted words of prose that are not code.

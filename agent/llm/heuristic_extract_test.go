@@ -109,6 +109,7 @@ func TestFileLineMentions(t *testing.T) {
 		{"Look at line 7 of shop/money.py please", "shop/money.py", 7},
 		{"https://github.com/org/repo/blob/0a1b2c/pkg/sub/mod.py#L88 is wrong", "pkg/sub/mod.py", 88},
 		{"https://github.com/org/repo/blob/main/pkg/mod.py has it", "pkg/mod.py", 0},
+		{"panic: boom\n\ngoroutine 1 [running]:\nmain.run()\n\t/home/u/app/cmd/run.go:31 +0x1d", "home/u/app/cmd/run.go", 31},
 	}
 	for _, tc := range tests {
 		e, ok := entryMap(ExtractEntryPoints(tc.issue))[tc.file]

@@ -152,11 +152,20 @@ func (st *hstate) entrySearch(e EntryPoint) (ToolCall, bool) {
 	switch e.Kind {
 	case EntryFile:
 		a := index.FindFileArgs{FileName: e.Text}
-		if r := s.FindFile(a); len(r.Hits) > 0 && len(r.Hits) <= maxFileHits && st.novel(r) && pathsEnd(r, e.Text) {
-			st.addHits(r, e.Weight, e.Text)
-			return st.call(hFindFile, a), true
+		r := s.FindFile(a)
+		if len(r.Hits) == 0 || len(r.Hits) > maxFileHits || !pathsEnd(r, e.Text) {
+			_, q, ok := st.resolveFile(e.Text)
+			if !ok {
+				return ToolCall{}, false
+			}
+			a.FileName = q
+			r = s.FindFile(a)
 		}
-		return ToolCall{}, false
+		if !st.novel(r) {
+			return ToolCall{}, false
+		}
+		st.addHits(r, e.Weight, e.Text)
+		return st.call(hFindFile, a), true
 	case EntryDotted:
 		if c, ok := st.defSearch(index.FindCodeDefArgs{DefinitionName: e.Text}, e); ok {
 			return c, true
@@ -199,11 +208,11 @@ func (st *hstate) defSearch(a index.FindCodeDefArgs, e EntryPoint) (ToolCall, bo
 
 // lineSearch opens the unit at a file and line the issue points to.
 func (st *hstate) lineSearch(e EntryPoint) (ToolCall, bool) {
-	r := st.h.s.FindFile(index.FindFileArgs{FileName: e.File})
-	if len(r.Hits) != 1 || !pathsEnd(r, e.File) {
+	path, _, ok := st.resolveFile(e.File)
+	if !ok {
 		return ToolCall{}, false
 	}
-	id := st.unitAt(r.Hits[0].Path, e.Line)
+	id := st.unitAt(path, e.Line)
 	if id == "" {
 		return ToolCall{}, false
 	}
@@ -237,14 +246,32 @@ func (st *hstate) unitAt(path string, line int) string {
 
 // frameFile resolves a traceback frame's file to an indexed path.
 func (st *hstate) frameFile(p string) (string, bool) {
-	if p == "" {
-		return "", false
+	path, _, ok := st.resolveFile(p)
+	return path, ok
+}
+
+// resolveFile finds the one indexed file a path written in the issue
+// means: the path as written, else its trailing segments, longest first
+// (an absolute path from the reporter's machine ends in a repository
+// path). It returns the path, the find_file query that finds it, and
+// whether exactly one file matched.
+func (st *hstate) resolveFile(p string) (path, query string, ok bool) {
+	segs := strings.Split(strings.Trim(strings.ReplaceAll(p, `\`, "/"), "/"), "/")
+	for i := 0; i < len(segs); i++ {
+		q := strings.Join(segs[i:], "/")
+		r := st.h.s.FindFile(index.FindFileArgs{FileName: q})
+		if !pathsEnd(r, q) {
+			continue
+		}
+		switch len(r.Hits) {
+		case 0:
+			continue
+		case 1:
+			return r.Hits[0].Path, q, true
+		}
+		return "", "", false // shorter suffixes are only more ambiguous
 	}
-	r := st.h.s.FindFile(index.FindFileArgs{FileName: frameSuffix(p)})
-	if len(r.Hits) == 1 {
-		return r.Hits[0].Path, true
-	}
-	return "", false
+	return "", "", false
 }
 
 func frameSuffix(p string) string {

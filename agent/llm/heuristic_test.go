@@ -112,6 +112,23 @@ func TestHeuristicTraceback(t *testing.T) {
 	}
 }
 
+// TestHeuristicFileAndLine: a path from the reporter's machine with a line
+// number leads to the unit holding that line.
+func TestHeuristicFileAndLine(t *testing.T) {
+	calls, _, funcs := heurConverse(t, NewHeuristic(heurShop(t), nil),
+		"Wrong cents\n\nThe culprit is /home/me/work/shop/shop/money.py:8 I think.")
+	if len(funcs) == 0 || funcs[0] != "shop/money.py:round_money" {
+		t.Errorf("functions %v", funcs)
+	}
+	found := false
+	for _, c := range calls {
+		found = found || (c.Name == hFindDef && strings.Contains(c.Arguments, "shop/money.py:round_money"))
+	}
+	if !found {
+		t.Errorf("the unit at the line was not opened: %+v", calls)
+	}
+}
+
 func TestHeuristicNoNames(t *testing.T) {
 	ix := heurShop(t)
 	calls, _, funcs := heurConverse(t, NewHeuristic(ix, nil), "restocking the warehouse never adds to the available stock")
