@@ -352,29 +352,16 @@ type snippet struct {
 func compileSnippet(q string) (snippet, error) {
 	var b strings.Builder
 	sn := snippet{newlines: strings.Count(q, "\n")}
-	prevWord, space := false, false
-	first := true
+	prevWord, space, first := false, false, true
 	for i := 0; i < len(q); {
-		c := q[i]
-		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+		if c := q[i]; c == ' ' || c == '\t' || c == '\n' || c == '\r' {
 			space = true
 			i++
 			continue
 		}
-		j := i + 1
-		word := isIdentByte(c)
-		if word {
-			for j < len(q) && isIdentByte(q[j]) {
-				j++
-			}
-		}
-		tok := q[i:j]
+		tok, word := nextToken(q, i)
 		if !first {
-			if word && prevWord && space {
-				b.WriteString(`\s+`)
-			} else if !word || !prevWord {
-				b.WriteString(`\s*`)
-			}
+			b.WriteString(tokenGap(prevWord, word, space))
 		}
 		if word && len(tok) > len(sn.lit) {
 			sn.lit = tok
@@ -382,14 +369,9 @@ func compileSnippet(q string) (snippet, error) {
 		if word && isIdentStart(tok[0]) {
 			sn.idents = append(sn.idents, tok)
 		}
-		if tok == "'" || tok == "\"" {
-			tok = `["']` // Python and JS quote strings either way
-		} else {
-			tok = regexp.QuoteMeta(tok)
-		}
-		b.WriteString(tok)
+		b.WriteString(tokenPattern(tok))
 		first, prevWord, space = false, word, false
-		i = j
+		i += len(tok)
 	}
 	expr := b.String()
 	// Whole tokens only at the ends, as the postings see them: "add_line("
@@ -406,6 +388,39 @@ func compileSnippet(q string) (snippet, error) {
 	}
 	sn.re = re
 	return sn, nil
+}
+
+// nextToken is the word (identifier or number) or single other byte at i.
+func nextToken(q string, i int) (string, bool) {
+	if !isIdentByte(q[i]) {
+		return q[i : i+1], false
+	}
+	j := i + 1
+	for j < len(q) && isIdentByte(q[j]) {
+		j++
+	}
+	return q[i:j], true
+}
+
+// tokenGap is what may stand between two snippet tokens: words the query
+// spaced apart need some space, anything next to punctuation may have any.
+func tokenGap(prevWord, word, space bool) string {
+	switch {
+	case word && prevWord && space:
+		return `\s+`
+	case word && prevWord:
+		return ""
+	}
+	return `\s*`
+}
+
+// tokenPattern matches one token; a quote matches either quote, as Python
+// and JS write strings either way.
+func tokenPattern(tok string) string {
+	if tok == "'" || tok == "\"" {
+		return `["']`
+	}
+	return regexp.QuoteMeta(tok)
 }
 
 // regexLines runs re over the files in scope that contain lit and returns

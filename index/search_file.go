@@ -295,26 +295,29 @@ func (s *Searcher) listDir(tool, query, dir string) Result {
 			fis = append(fis, int32(i))
 		}
 	}
-	where := "the repository"
-	if dir != "" {
-		where = dir + "/"
-	}
 	var b strings.Builder
-	var hits []Hit
-	fmt.Fprintf(&b, "%s: %s in %s\n", tool, plural(len(fis), "file", "files"), where)
-	if len(fis) <= 60 {
-		for _, fi := range fis {
-			f := s.files[fi]
-			fmt.Fprintf(&b, "  %s  [%d lines]\n", f.Path, s.lineCount(fi))
-			hits = append(hits, Hit{Path: f.Path, Kind: KindFile, Start: 1, End: s.lineCount(fi)})
+	fmt.Fprintf(&b, "%s: %s in %s\n", tool, plural(len(fis), "file", "files"), s.scopeName(sc))
+	direct := fis
+	if len(fis) > 60 {
+		direct = s.listSubfolders(&b, dir, fis)
+		if len(direct) > 0 {
+			b.WriteString("files:\n")
 		}
-		return Result{Tool: tool, Query: query, Mode: ModeEnumerate, Hits: hits, Observation: clip(b.String())}
 	}
+	hits, more := s.listFiles(&b, direct)
+	if more > 0 {
+		fmt.Fprintf(&b, "%d more files not shown; narrow with a file_name glob or a deeper dir_path.\n", more)
+	}
+	return Result{Tool: tool, Query: query, Mode: ModeEnumerate, Hits: hits, More: more, Observation: clip(b.String())}
+}
+
+// listSubfolders writes the folders directly under dir with their file
+// counts, and returns the files directly in dir.
+func (s *Searcher) listSubfolders(b *strings.Builder, dir string, fis []int32) []int32 {
 	subs := map[string]int{}
 	var direct []int32
 	for _, fi := range fis {
-		rel := s.files[fi].Path[len(dir):]
-		rel = strings.TrimPrefix(rel, "/")
+		rel := strings.TrimPrefix(s.files[fi].Path[len(dir):], "/")
 		if i := strings.IndexByte(rel, '/'); i >= 0 {
 			subs[rel[:i]]++
 		} else {
@@ -328,15 +331,23 @@ func (s *Searcher) listDir(tool, query, dir string) Result {
 	sort.Strings(names)
 	b.WriteString("folders (pass one as dir_path):\n")
 	for _, n := range names {
-		fmt.Fprintf(&b, "  %s/  [%s]\n", path.Join(dir, n), plural(subs[n], "file", "files"))
+		fmt.Fprintf(b, "  %s/  [%s]\n", path.Join(dir, n), plural(subs[n], "file", "files"))
 	}
-	if len(direct) > 0 {
-		b.WriteString("files:\n")
-		for _, fi := range direct {
-			f := s.files[fi]
-			fmt.Fprintf(&b, "  %s  [%d lines]\n", f.Path, s.lineCount(fi))
-			hits = append(hits, Hit{Path: f.Path, Kind: KindFile, Start: 1, End: s.lineCount(fi)})
+	return direct
+}
+
+// listFiles writes one line per file while the budget lasts and returns
+// the files shown and how many were not.
+func (s *Searcher) listFiles(b *strings.Builder, fis []int32) ([]Hit, int) {
+	var hits []Hit
+	for i, fi := range fis {
+		f := s.files[fi]
+		line := fmt.Sprintf("  %s  [%d lines]\n", f.Path, s.lineCount(fi))
+		if b.Len()+len(line)+100 > ObservationBudget {
+			return hits, len(fis) - i
 		}
+		b.WriteString(line)
+		hits = append(hits, Hit{Path: f.Path, Kind: KindFile, Start: 1, End: s.lineCount(fi)})
 	}
-	return Result{Tool: tool, Query: query, Mode: ModeEnumerate, Hits: hits, Observation: clip(b.String())}
+	return hits, 0
 }

@@ -8,7 +8,7 @@ const maxBaseDepth = 6
 // inheritedUnits resolves "Class.method" when Class does not define method
 // but one of its base classes does: issues name the class the user holds
 // (Schema.validate), while the code defines it higher up (BaseSchema).
-// It returns the nearest definitions and the classes they were found on.
+// It returns the nearest definitions and the classes they were found on;
 // viaAlias tells that the class name was an alias of the class searched.
 func (s *Searcher) inheritedUnits(q string, sc scope) (found []int32, owners []string, viaAlias bool) {
 	i := strings.LastIndex(q, ".")
@@ -16,55 +16,51 @@ func (s *Searcher) inheritedUnits(q string, sc scope) (found []int32, owners []s
 		return nil, nil, false
 	}
 	cls, method := q[:i], q[i+1:]
-	start := s.classesNamed(cls)
-	if len(start) == 0 {
+	level := s.classesNamed(cls)
+	if len(level) == 0 {
 		if al, ok := s.resolveAlias(cls); ok {
-			start, viaAlias = classesOnly(s, al.target), true
+			level, viaAlias = classesOnly(s, al.target), true
 		}
 	}
 	// Through an alias the class itself may define it (Processor.send
-	// with Processor = Gateway).
-	var own []int32
-	for _, c := range start {
-		cu := s.units[c]
-		if k, ok := s.unitIdx[cu.Path+":"+cu.QualName+"."+method]; ok {
-			own = append(own, k)
-			owners = append(owners, cu.QualName)
-		}
-	}
-	if own = s.inScope(own, sc); len(own) > 0 {
-		return own, owners, viaAlias
-	}
-	owners = nil
+	// with Processor = Gateway); otherwise look one level up at a time.
 	seen := map[int32]bool{}
-	for _, c := range start {
+	for _, c := range level {
 		seen[c] = true
 	}
-	level := start
-	for depth := 0; depth < maxBaseDepth && len(level) > 0; depth++ {
-		var hits []int32
-		var on []string
+	for depth := 0; depth <= maxBaseDepth && len(level) > 0; depth++ {
+		if found, owners = s.methodsOn(level, method, sc); len(found) > 0 {
+			return found, owners, viaAlias
+		}
 		var next []int32
 		for _, c := range level {
 			for _, b := range s.baseClasses(s.units[c]) {
-				if seen[b] {
-					continue
-				}
-				seen[b] = true
-				next = append(next, b)
-				bu := s.units[b]
-				if k, ok := s.unitIdx[bu.Path+":"+bu.QualName+"."+method]; ok {
-					hits = append(hits, k)
-					on = append(on, bu.QualName)
+				if !seen[b] {
+					seen[b] = true
+					next = append(next, b)
 				}
 			}
-		}
-		if hits = s.inScope(hits, sc); len(hits) > 0 {
-			return hits, on, viaAlias
 		}
 		level = next
 	}
 	return nil, nil, false
+}
+
+// methodsOn are the units named method defined directly on the classes,
+// in scope, and the classes that define them.
+func (s *Searcher) methodsOn(classes []int32, method string, sc scope) ([]int32, []string) {
+	var found []int32
+	var on []string
+	for _, c := range classes {
+		cu := s.units[c]
+		if k, ok := s.unitIdx[cu.Path+":"+cu.QualName+"."+method]; ok {
+			if fi := s.unitFile[k]; fi >= 0 && sc.has(fi, s.units[k].Path) {
+				found = append(found, k)
+				on = append(on, cu.QualName)
+			}
+		}
+	}
+	return found, on
 }
 
 // classesNamed are the class units a (possibly dotted) name denotes.
