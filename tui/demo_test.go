@@ -1,10 +1,15 @@
 package tui
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/run"
@@ -58,5 +63,56 @@ func TestDemoRun(t *testing.T) {
 	}
 	if _, ok := demo.Python(); ok && !strings.Contains(view, "python3 -m unittest → OK") {
 		t.Errorf("final screen does not show the tests passing:\n%s", view)
+	}
+}
+
+// TestDemoProgram runs the demo in a real program with approvals on ask,
+// answering each dialog with "a" as an engineer would, until the run ends.
+func TestDemoProgram(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the whole demo")
+	}
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "shop")
+	if err := demo.Setup(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	loc, res, err := demo.Scripts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := run.Start(ctx, run.Options{Repo: dir, Issue: demo.Issue(), Approve: "ask",
+		LocalizeModel: llm.NewScripted(loc), ResolveModel: llm.NewScripted(res)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Cancel()
+	m := New(Options{Events: r.Events(), Gate: r.Gate(), Cancel: r.Cancel, NoColor: true, Title: "demo"})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(160, 48))
+	stop := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("a")})
+			}
+		}
+	}()
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		return bytes.Contains(b, []byte("done: submitted"))
+	}, teatest.WithDuration(60*time.Second))
+	close(stop)
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	fm := tm.FinalModel(t).(*Model)
+	if fm.hyps.plan.Merged == "" || len(fm.answered) != 3 {
+		t.Fatalf("merged %q after %d answered approvals, want 3 (locations, revert, merge)", fm.hyps.plan.Merged, len(fm.answered))
+	}
+	if sum, err := r.Wait(); err != nil || sum.Status != "submitted" {
+		t.Fatalf("run ended %s: %v", sum.Status, err)
 	}
 }
