@@ -120,6 +120,9 @@ func renderContentHit(n int, h Hit) string {
 	return b.String()
 }
 
+// maxSpanUnits bounds the units named above a span's lines.
+const maxSpanUnits = 8
+
 // showSpan shows lines lo..hi of a file (the first spanLines lines when no
 // span is given), with the units they belong to.
 func (s *Searcher) showSpan(tool string, fi int32, lo, hi int) Result {
@@ -148,6 +151,9 @@ func (s *Searcher) showSpan(tool string, fi int32, lo, hi int) Result {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: lines %d-%d of %s (%d lines)\n", tool, lo, hi, f.Path, n)
+	if len(units) > maxSpanUnits {
+		units = append(units[:maxSpanUnits], fmt.Sprintf("... %d more", len(units)-maxSpanUnits))
+	}
 	if len(units) > 0 {
 		fmt.Fprintf(&b, "units: %s\n", strings.Join(units, ", "))
 	}

@@ -15,8 +15,8 @@ func (s *Searcher) FindFile(a FindFileArgs) Result {
 	name := strings.Trim(strings.TrimSpace(a.FileName), "`'\"")
 	name = strings.ReplaceAll(name, "\\", "/")
 	query := name
-	if a.DirPath != "" {
-		query = strings.TrimSpace(a.DirPath) + " " + name
+	if d := strings.TrimSpace(a.DirPath); d != "" {
+		query = strings.TrimSpace(name + " in " + d)
 	}
 	dir, ok := s.resolveDir(a.DirPath)
 	if !ok {
