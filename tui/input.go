@@ -136,6 +136,9 @@ func (m *Model) dialogKey(msg tea.KeyMsg) tea.Cmd {
 	return cmd
 }
 
+// diffStep is how far left and right scroll a diff with long lines.
+const diffStep = 8
+
 // paneKey moves within the focused pane.
 func (m *Model) paneKey(msg tea.KeyMsg) {
 	k := m.keys
@@ -155,6 +158,12 @@ func (m *Model) paneKey(msg tea.KeyMsg) {
 		delta = 1 << 20
 	case key.Matches(msg, k.Select):
 		m.selectItem()
+		return
+	case key.Matches(msg, k.Left) && m.focus == paneDiff:
+		m.diff.vp.ScrollLeft(diffStep)
+		return
+	case key.Matches(msg, k.Right) && m.focus == paneDiff:
+		m.diff.vp.ScrollRight(diffStep)
 		return
 	default:
 		return

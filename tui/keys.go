@@ -9,6 +9,7 @@ type KeyMap struct {
 	Pane1, Pane2       key.Binding
 	Pane3, Pane4       key.Binding
 	Up, Down           key.Binding
+	Left, Right        key.Binding
 	PageUp, PageDown   key.Binding
 	Top, Bottom        key.Binding
 	Select, Follow     key.Binding
@@ -36,6 +37,8 @@ func DefaultKeyMap() KeyMap {
 		Pane4:    b("4", "activity", "4"),
 		Up:       b("↑/k", "up", "up", "k"),
 		Down:     b("↓/j", "down", "down", "j"),
+		Left:     b("←/h", "scroll left (diff)", "left", "h"),
+		Right:    b("→/l", "scroll right (diff)", "right", "l"),
 		PageUp:   b("pgup/u", "page up", "pgup", "u"),
 		PageDown: b("pgdn/d", "page down", "pgdown", "d"),
 		Top:      b("g", "top", "g", "home"),
@@ -69,7 +72,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.NextPane, k.PrevPane, k.Pane1, k.Pane2, k.Pane3, k.Pane4},
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Up, k.Down, k.Left, k.Right, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Select, k.Follow, k.Final, k.Pause, k.Step, k.Note},
 		{k.Approve, k.Choose, k.Refuse, k.Cancel, k.Help, k.Quit},
 		{k.Drop, k.MoveUp, k.MoveDown, k.Add, k.Confirm},

@@ -246,3 +246,25 @@ func TestQuitAfterDoneIsImmediate(t *testing.T) {
 		t.Fatal("q after the run ended did not quit at once")
 	}
 }
+
+func TestDiffScrollsSideways(t *testing.T) {
+	m := testModel(80, 24, Options{Replay: true})
+	long := "+" + strings.Repeat("x", 80) + "END"
+	feed(m, event.Event{Type: event.Diff, Diff: &event.DiffInfo{Label: "wide", Patch: "@@ -1 +1 @@\n" + long}})
+	m.Update(press("3"))
+	if strings.Contains(m.View(), "END") {
+		t.Fatal("the long line fits already; the test needs a longer one")
+	}
+	for i := 0; i < 3; i++ {
+		m.Update(press("l"))
+	}
+	if !strings.Contains(m.View(), "END") {
+		t.Fatalf("l did not scroll right:\n%s", m.View())
+	}
+	for i := 0; i < 3; i++ {
+		m.Update(press("h"))
+	}
+	if strings.Contains(m.View(), "END") {
+		t.Fatal("h did not scroll back")
+	}
+}
