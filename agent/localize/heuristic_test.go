@@ -130,3 +130,16 @@ func BenchmarkRunHeuristic(b *testing.B) {
 		}
 	}
 }
+
+// TestHeuristicEmptyRepository: nothing to find ends cleanly, with the
+// fallback said in the status.
+func TestHeuristicEmptyRepository(t *testing.T) {
+	ix := index.New(t.TempDir(), nil, nil, nil)
+	loc, err := Run(context.Background(), Config{Index: ix, Model: llm.NewHeuristic(ix, nil), Issue: "`Cart.total` is wrong"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(loc.Files) != 0 || len(loc.Functions) != 0 || !strings.Contains(loc.Status, "visit order") {
+		t.Errorf("locations %+v", loc)
+	}
+}
