@@ -186,7 +186,7 @@ func sortScored(out []scoredKey, t *nameTable) {
 // ranking its matches means nothing (".*").
 const (
 	regexScoreCap   = 200
-	maxRegexMatches = 5000
+	maxRegexMatches = 2000
 )
 
 // matchKeys returns the keys the matcher accepts (and keep, if set), best
@@ -207,7 +207,12 @@ func (t *nameTable) matchKeys(match func(string) bool, lits []string, literal st
 	}
 	matched = len(hits)
 	if len(hits) > regexScoreCap {
-		slices.SortStableFunc(hits, func(a, b int32) int { return len(t.keys[a]) - len(t.keys[b]) })
+		slices.SortFunc(hits, func(a, b int32) int {
+			if d := len(t.keys[a]) - len(t.keys[b]); d != 0 {
+				return d
+			}
+			return int(a - b)
+		})
 		hits = hits[:regexScoreCap]
 	}
 	ks := newKeyScorer(literal)
