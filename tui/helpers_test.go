@@ -29,7 +29,9 @@ func TestMain(m *testing.M) {
 }
 
 // loadEvents reads a hand-written run from testdata.
-func loadEvents(t *testing.T, name string) []event.Event {
+func loadEvents(t *testing.T, name string) []event.Event { return loadEventsB(t, name) }
+
+func loadEventsB(t testing.TB, name string) []event.Event {
 	t.Helper()
 	f, err := os.Open(filepath.Join("testdata", name))
 	if err != nil {
