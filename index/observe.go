@@ -356,6 +356,9 @@ func (s *Searcher) FullCode(id string) (string, error) {
 		return "", fmt.Errorf("full code of %q: file %q not indexed", id, u.Path)
 	}
 	end := min(u.End, s.lineCount(fi))
+	if end < u.Start {
+		return "", fmt.Errorf("full code of %q: lines %d-%d are not in the indexed source of %s", id, u.Start, u.End, u.Path)
+	}
 	width := len(fmt.Sprint(end))
 	var b strings.Builder
 	for l := max(u.Start, 1); l <= end; l++ {

@@ -185,3 +185,28 @@ func TestHeaderSkipsDecorators(t *testing.T) {
 		t.Errorf("Skeleton = %q", got)
 	}
 }
+
+// TestEmptyAndSourcelessIndex: no files at all, or units whose source is
+// missing, still give observations and no panic.
+func TestEmptyAndSourcelessIndex(t *testing.T) {
+	u := &Unit{ID: "a.py:f", Kind: KindFunction, Name: "f", QualName: "f", Path: "a.py", Start: 1, End: 3,
+		Children: []Edge{{ID: "a.py:g", Rel: Invokes, Line: 2}}}
+	for name, ix := range map[string]*Index{
+		"empty":      New("/x", nil, nil, nil),
+		"sourceless": New("/x", []*File{{Path: "a.py", Units: []string{u.ID}}}, []*Unit{u}, nil),
+	} {
+		s := NewSearcher(ix)
+		for _, c := range shopCalls {
+			r := s.Call(c.tool, []byte(c.args))
+			checkResult(t, r)
+			if r.Observation == "" {
+				t.Errorf("%s %s: empty observation", name, c.name)
+			}
+		}
+		checkResult(t, s.FindCodeDef(FindCodeDefArgs{DefinitionName: "f"}))
+		checkResult(t, s.FindCodeContent(FindCodeContentArgs{FilePath: "a.py", StartLine: 1, EndLine: 2}))
+		if _, err := s.FullCode("a.py:f"); err == nil {
+			t.Errorf("%s: FullCode of a unit without source: no error", name)
+		}
+	}
+}
