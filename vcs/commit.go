@@ -82,7 +82,7 @@ func (r *Repo) CommitAll(ctx context.Context, msg string) (string, error) {
 	}
 	parentTree := emptyTree
 	if head.Hash != "" {
-		if parentTree, err = r.treeOf(head.Hash); err != nil {
+		if parentTree, err = r.treeOf(ctx, head.Hash); err != nil {
 			return "", err
 		}
 	}

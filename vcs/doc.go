@@ -24,8 +24,10 @@
 // paired and rotated so load hits all alike). CreateBranchAt costs a status
 // more than a bare checkout -b because it refuses a dirty tree. So:
 //
-//   - go-git: Head, Resolve, BranchExists, reading commit trees and
-//     set-aside states. In-process reads; the CLI would cost a process each.
+//   - go-git: Head, Resolve, BranchExists, reading commit trees. In-process
+//     reads; the CLI would cost a process each. go-git refuses repositories
+//     with extensions it does not know (extensions.worktreeConfig, set by
+//     sparse-checkout); those are read through the CLI instead (read.go).
 //   - git CLI: Status/IsDirty, CommitAll (add -A, write-tree, commit-tree,
 //     update-ref), CreateBranchAt and CheckoutDetached (checkout), DiffStat
 //     and Patch (diff: git's own stat, binary patches and pathspecs),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,7 +87,10 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	r := &Repo{dir: lines[0], gitDir: lines[1], commonDir: lines[2]}
 	r.gg, err = gogit.PlainOpenWithOptions(r.dir, &gogit.PlainOpenOptions{EnableDotGitCommonDir: true})
 	if err != nil {
-		return nil, fmt.Errorf("open repository %s: %w", r.dir, err)
+		// e.g. extensions.worktreeConfig, which sparse-checkout turns on:
+		// go-git refuses such repositories, the CLI reads them fine.
+		slog.Debug("go-git cannot open the repository; reading through the git CLI", "dir", r.dir, "err", err)
+		r.gg = nil
 	}
 	return r, nil
 }
@@ -116,6 +120,9 @@ func (r *Repo) Head(ctx context.Context) (Head, error) {
 	if err := ctx.Err(); err != nil {
 		return Head{}, err
 	}
+	if r.gg == nil {
+		return r.headCLI(ctx)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ref, err := r.gg.Reference(plumbing.HEAD, false)
@@ -142,11 +149,13 @@ func (r *Repo) Resolve(ctx context.Context, rev string) (string, error) {
 	if rev == "" || strings.HasPrefix(rev, "-") {
 		return "", unknownRev(rev)
 	}
-	r.mu.Lock()
-	h, err := r.gg.ResolveRevision(plumbing.Revision(rev))
-	r.mu.Unlock()
-	if err == nil {
-		return h.String(), nil
+	if r.gg != nil {
+		r.mu.Lock()
+		h, err := r.gg.ResolveRevision(plumbing.Revision(rev))
+		r.mu.Unlock()
+		if err == nil {
+			return h.String(), nil
+		}
 	}
 	// go-git lacks some revision syntax; the CLI is the authority.
 	out, err := r.git(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
@@ -172,6 +181,9 @@ func (r *Repo) refExists(ctx context.Context, ref string) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
+	if r.gg == nil {
+		return r.refExistsCLI(ctx, ref)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	_, err := r.gg.Reference(plumbing.ReferenceName(ref), false)
@@ -184,8 +196,11 @@ func (r *Repo) refExists(ctx context.Context, ref string) (bool, error) {
 	return true, nil
 }
 
-// treeOf returns the tree hash of a commit, via go-git.
-func (r *Repo) treeOf(hash string) (string, error) {
+// treeOf returns the tree hash of a commit.
+func (r *Repo) treeOf(ctx context.Context, hash string) (string, error) {
+	if r.gg == nil {
+		return r.git(ctx, "rev-parse", "--verify", "--end-of-options", hash+"^{tree}")
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c, err := r.commitObject(plumbing.NewHash(hash))

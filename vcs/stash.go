@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // StashRefPrefix is where PutAside keeps uncommitted changes. go-git has no
@@ -71,7 +69,7 @@ func (r *Repo) Snapshot(ctx context.Context) (string, error) {
 		return "", err
 	}
 	if head.Hash != "" {
-		ht, err := r.treeOf(head.Hash)
+		ht, err := r.treeOf(ctx, head.Hash)
 		if err != nil {
 			return "", err
 		}
@@ -219,7 +217,7 @@ func (r *Repo) Restore(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	w, itree, utree, err := r.stashTrees(ref)
+	w, itree, utree, err := r.stashTrees(ctx, ref)
 	if err != nil {
 		return fmt.Errorf("restore %q: %w", name, err)
 	}
@@ -244,31 +242,24 @@ func (r *Repo) Restore(ctx context.Context, name string) error {
 	return nil
 }
 
-// stashTrees reads the worktree, index and untracked trees of a stash commit.
-func (r *Repo) stashTrees(ref string) (w, itree, utree string, err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	h, err := r.gg.Reference(plumbing.ReferenceName(ref), true)
-	if err != nil {
-		return "", "", "", fmt.Errorf("nothing set aside on %s: %w", ref, err)
-	}
-	c, err := r.commitObject(h.Hash())
-	if err != nil {
+// stashTrees reads the worktree, index and untracked trees of a stash commit
+// (the untracked one is optional). Restore is rare: the CLI is fine here.
+func (r *Repo) stashTrees(ctx context.Context, ref string) (w, itree, utree string, err error) {
+	if ok, err := r.refExists(ctx, ref); err != nil || !ok {
+		if err == nil {
+			err = fmt.Errorf("nothing set aside on %s", ref)
+		}
 		return "", "", "", err
 	}
-	if len(c.ParentHashes) < 2 {
-		return "", "", "", fmt.Errorf("%s is not a set-aside state", ref)
+	out, err := r.git(ctx, "rev-parse", ref+"^{tree}", ref+"^2^{tree}")
+	if err != nil {
+		return "", "", "", fmt.Errorf("%s is not a set-aside state: %w", ref, err)
 	}
-	trees := []string{c.TreeHash.String()}
-	for _, p := range c.ParentHashes[1:] {
-		pc, err := r.commitObject(p)
-		if err != nil {
-			return "", "", "", err
-		}
-		trees = append(trees, pc.TreeHash.String())
+	w, itree, _ = strings.Cut(out, "\n")
+	if u, err := r.git(ctx, "rev-parse", "--verify", "--quiet", ref+"^3^{tree}"); err == nil {
+		utree = u
 	}
-	trees = append(trees, "")
-	return trees[0], trees[1], trees[2], nil
+	return w, itree, utree, nil
 }
 
 // checkoutTreeFiles writes every file of tree into the working tree through a
