@@ -128,10 +128,17 @@ func (a *activityPane) view(st Styles, r rect) []string {
 	// Fill from the newest entry up; an agent's words wrap onto a few lines.
 	var rows []string
 	for i := len(a.log) - 1 - a.offset; i >= 0 && len(rows) < h; i-- {
-		rows = append(a.rows(st, a.log[i], r.w), rows...)
+		entry := a.rows(st, a.log[i], r.w)
+		if len(rows)+len(entry) > h && len(rows) > 0 {
+			break // show whole entries only; the gap goes above them
+		}
+		rows = append(entry, rows...)
 	}
 	if len(rows) > h {
 		rows = rows[len(rows)-h:]
+	}
+	for len(rows) < h && len(a.log) > h {
+		rows = append([]string{""}, rows...)
 	}
 	return append(head, rows...)
 }
