@@ -242,6 +242,13 @@ func (s *Searcher) snippetSearch(tool, q string, sc scope, keep func(posting) bo
 			head = fmt.Sprintf("%s %s: no exact snippet; matches ignoring case", tool, quote(q))
 		}
 	}
+	if len(ps) == 0 && len(sn.idents) > 0 {
+		// self.maxRetries written where the code has self.max_retries.
+		if vr, err := compileSnippetWith(q, variantPattern); err == nil {
+			ps = s.snippetLines(sn, vr.re, sc, keep)
+			head = fmt.Sprintf("%s %s: no exact snippet; matches with identifier spelling variants", tool, quote(q))
+		}
+	}
 	if len(ps) == 0 {
 		return Result{Tool: tool, Query: q, Mode: mode, Observation: clip(fmt.Sprintf(
 			"%s %s: no match in %s. Search for a shorter, distinctive part (one identifier finds its variants), or find_code_def for a definition by name.\n",
@@ -349,7 +356,10 @@ type snippet struct {
 }
 
 // compileSnippet builds the whitespace-tolerant pattern for a snippet.
-func compileSnippet(q string) (snippet, error) {
+func compileSnippet(q string) (snippet, error) { return compileSnippetWith(q, tokenPattern) }
+
+// compileSnippetWith builds it with pattern deciding how each token matches.
+func compileSnippetWith(q string, pattern func(string) string) (snippet, error) {
 	var b strings.Builder
 	sn := snippet{newlines: strings.Count(q, "\n")}
 	prevWord, space, first := false, false, true
@@ -369,7 +379,7 @@ func compileSnippet(q string) (snippet, error) {
 		if word && isIdentStart(tok[0]) {
 			sn.idents = append(sn.idents, tok)
 		}
-		b.WriteString(tokenPattern(tok))
+		b.WriteString(pattern(tok))
 		first, prevWord, space = false, word, false
 		i += len(tok)
 	}
@@ -422,6 +432,55 @@ func tokenPattern(tok string) string {
 	}
 	return regexp.QuoteMeta(tok)
 }
+
+// variantPattern matches an identifier token in any of its spellings
+// (maxRetries, max_retries, MAX-RETRIES); other tokens as tokenPattern.
+func variantPattern(tok string) string {
+	if !isIdentStart(tok[0]) {
+		return tokenPattern(tok)
+	}
+	words := splitWords(tok)
+	if len(words) == 0 {
+		return tokenPattern(tok)
+	}
+	lead := tok[:len(tok)-len(strings.TrimLeft(tok, "_"))]
+	trail := tok[len(strings.TrimRight(tok, "_")):]
+	for i, w := range words {
+		words[i] = regexp.QuoteMeta(w)
+	}
+	return lead + "(?i:" + strings.Join(words, "[_-]?") + ")" + trail
+}
+
+// splitWords cuts an identifier into its words at underscores, dashes and
+// case changes: "HTTPServerError_code" gives HTTP, Server, Error, code.
+func splitWords(tok string) []string {
+	var words []string
+	start := -1
+	flush := func(end int) {
+		if start >= 0 && end > start {
+			words = append(words, tok[start:end])
+		}
+		start = -1
+	}
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
+		if c == '_' || c == '-' {
+			flush(i)
+			continue
+		}
+		if start >= 0 && isUpper(c) && i > start && (!isUpper(tok[i-1]) || i+1 < len(tok) && isLower(tok[i+1])) {
+			flush(i)
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	flush(len(tok))
+	return words
+}
+
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
 
 // regexLines runs re over the files in scope that contain lit and returns
 // every line a match touches (at most 5 per match).

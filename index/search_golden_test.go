@@ -85,6 +85,7 @@ var shopCalls = []call{
 	{"content_snippet_quotes", ToolFindCodeContent, `{"content": "order.add_line(item['sku'],"}`},
 	{"content_snippet_multiline", ToolFindCodeContent, `{"content": "for line in first.lines + second.lines:\n        merged.add_line("}`},
 	{"content_snippet_case", ToolFindCodeContent, `{"content": "raise paymenterror(", "file_path": "shop"}`},
+	{"content_snippet_variants", ToolFindCodeContent, `{"content": "for attempt in range(maxRetries):"}`},
 	{"content_in_span", ToolFindCodeContent, `{"content": "line", "file_path": "shop/orders/models.py", "start_line": 28, "end_line": 34}`},
 	{"content_span", ToolFindCodeContent, `{"content": "", "file_path": "shop/payments.py", "start_line": 18, "end_line": 25}`},
 	{"content_span_open_end", ToolFindCodeContent, `{"content": "", "file_path": "shop/views/cart.py", "start_line": 4}`},

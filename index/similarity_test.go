@@ -2,6 +2,7 @@ package index
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -186,5 +187,37 @@ func TestDefinesIdent(t *testing.T) {
 		if got := definesIdent(tt.line, "maxretries"); got != tt.want {
 			t.Errorf("definesIdent(%q) = %v, want %v", tt.line, got, tt.want)
 		}
+	}
+}
+
+func TestSplitWords(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string
+	}{
+		{"maxRetries", "max Retries"},
+		{"max_retries", "max retries"},
+		{"MAX_RETRIES", "MAX RETRIES"},
+		{"HTTPServerError_code", "HTTP Server Error code"},
+		{"__init__", "init"},
+		{"x", "x"},
+		{"getX2Value", "get X2 Value"},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(splitWords(tt.in), " "); got != tt.want {
+			t.Errorf("splitWords(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	re, err := compileSnippetWith("self.maxRetries = 3", variantPattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{"self.max_retries = 3", "self.MAX_RETRIES=3", "self.maxRetries  =  3"} {
+		if !re.re.MatchString(src) {
+			t.Errorf("variant snippet does not match %q (%s)", src, re.re)
+		}
+	}
+	if re.re.MatchString("self.maxretriesx = 3") {
+		t.Errorf("variant snippet matches inside a longer name")
 	}
 }
