@@ -7,9 +7,6 @@ import (
 	"strings"
 )
 
-// emptyTree is git's well-known hash of the tree with no entries.
-const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-
 // identity returns -c user.* defaults for the identities git cannot find, so
 // checkpoints work on a machine where nobody ran `git config user.name`.
 func (r *Repo) identity(ctx context.Context) []string {
@@ -80,11 +77,14 @@ func (r *Repo) CommitAll(ctx context.Context, msg string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	parentTree := emptyTree
+	var parentTree string
 	if head.Hash != "" {
-		if parentTree, err = r.treeOf(ctx, head.Hash); err != nil {
-			return "", err
-		}
+		parentTree, err = r.treeOf(ctx, head.Hash)
+	} else {
+		parentTree, err = r.emptyTree(ctx) // unborn: nothing staged means nothing to commit
+	}
+	if err != nil {
+		return "", err
 	}
 	if tree == parentTree {
 		return "", ErrNothingToCommit
@@ -93,11 +93,8 @@ func (r *Repo) CommitAll(ctx context.Context, msg string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("commit %q: %w", firstLine(msg), err)
 	}
-	old := head.Hash
-	if old == "" {
-		old = strings.Repeat("0", 40) // HEAD's branch must not exist yet
-	}
-	if _, err := r.git(ctx, "update-ref", "-m", "commit: "+firstLine(msg), "HEAD", c, old); err != nil {
+	// An empty old value means HEAD's branch must not exist yet.
+	if _, err := r.git(ctx, "update-ref", "-m", "commit: "+firstLine(msg), "HEAD", c, head.Hash); err != nil {
 		return "", fmt.Errorf("commit %q: move HEAD: %w", firstLine(msg), err)
 	}
 	return c, nil
@@ -179,4 +176,14 @@ func short(h string) string {
 		return h[:12]
 	}
 	return h
+}
+
+// emptyTree is the hash of the tree with no entries, in this repository's
+// object format (SHA-1 or SHA-256).
+func (r *Repo) emptyTree(ctx context.Context) (string, error) {
+	out, err := r.cmd("hash-object", "-t", "tree", "--stdin").run(ctx)
+	if err != nil {
+		return "", fmt.Errorf("hash the empty tree: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
 }

@@ -77,8 +77,14 @@ func read(t testing.TB, dir, name string) string {
 // newRepo makes a repository on branch main with one commit.
 func newRepo(t testing.TB) string {
 	t.Helper()
+	return newRepoWith(t)
+}
+
+// newRepoWith is newRepo with extra `git init` flags.
+func newRepoWith(t testing.TB, initArgs ...string) string {
+	t.Helper()
 	dir := t.TempDir()
-	gitT(t, dir, "init", "-q", "-b", "main")
+	gitT(t, dir, append([]string{"init", "-q", "-b", "main"}, initArgs...)...)
 	write(t, dir, ".gitignore", "*.log\nbuild/\n")
 	write(t, dir, "app.py", "def main():\n    return 1\n")
 	write(t, dir, "lib/util.py", "X = 1\nY = 2\n")

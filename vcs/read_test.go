@@ -18,10 +18,32 @@ func withWorktreeConfig(t *testing.T, dir string) {
 	}
 }
 
+// Repositories go-git cannot open: the whole flow must still work through
+// the CLI, including SHA-256 object names.
 func TestReadsWithoutGoGit(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		repo func(t *testing.T) string
+	}{
+		{"worktreeConfig", func(t *testing.T) string {
+			dir := newRepo(t)
+			withWorktreeConfig(t, dir)
+			return dir
+		}},
+		{"sha256", func(t *testing.T) string {
+			dir := newRepoWith(t, "--object-format=sha256")
+			if openT(t, dir).gg != nil {
+				t.Skip("this go-git opens SHA-256 repositories")
+			}
+			return dir
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { flowWithoutGoGit(t, tc.repo(t)) })
+	}
+}
+
+func flowWithoutGoGit(t *testing.T, dir string) {
 	ctx := context.Background()
-	dir := newRepo(t)
-	withWorktreeConfig(t, dir)
 	r := openT(t, dir)
 	base := strings.TrimSpace(gitT(t, dir, "rev-parse", "HEAD"))
 

@@ -66,7 +66,6 @@ const (
 	worktreesDir  = "swe-adept/worktrees"  // under the common git dir
 	stateDir      = "swe-adept/vcs"        // under the common git dir
 	closeTimeout  = 2 * time.Minute        // Close runs even after cancellation
-	zeroHash      = "0000000000000000000000000000000000000000"
 )
 
 // testHookAfterDetach lets a test cancel an in-place open at its most
@@ -263,7 +262,7 @@ func ReopenWorkspace(ctx context.Context, repo, runID string) (*Workspace, error
 // pinOriginal keeps the starting commit reachable (snapshots have no branch).
 func (w *Workspace) pinOriginal(ctx context.Context, hash string) error {
 	_, err := w.checkout.git(ctx, "update-ref", "-m", "swe-adept: run "+w.RunID,
-		runRefPrefix+w.RunID+"/original", hash, zeroHash)
+		runRefPrefix+w.RunID+"/original", hash, "") // "": must not exist yet
 	if err != nil {
 		return fmt.Errorf("record the original state: %w", err)
 	}
