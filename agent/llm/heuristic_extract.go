@@ -20,6 +20,7 @@ const (
 	EntryCode      EntryKind = "code"      // a call or attribute inside a ``` block
 	EntryCamel     EntryKind = "camel"     // CamelCase or camelCase word in prose
 	EntrySnake     EntryKind = "snake"     // snake_case word in prose
+	EntryMessage   EntryKind = "message"   // the literal start of an error message
 )
 
 // kindWeight is the prior trust of each kind.
@@ -31,6 +32,7 @@ var kindWeight = map[EntryKind]float64{
 	EntryCode:      1.6,
 	EntryCamel:     1.3,
 	EntrySnake:     1.2,
+	EntryMessage:   2.0,
 }
 
 // EntryPoint is a code entity the issue names: a search to start from.
@@ -59,6 +61,10 @@ var (
 	reCodeAttr = regexp.MustCompile(`\.([A-Za-z_]\w*)`)
 	reImport   = regexp.MustCompile(`(?m)^\s*(?:from\s+([\w.]+)\s+)?import\s+([\w., ]+)`)
 	reIdent    = regexp.MustCompile(`^[A-Za-z_]\w*$`)
+	// An exception line: "ValueError: discount rate 50 is not ...".
+	reErrLine = regexp.MustCompile(`(?m)^[ \t]*[A-Za-z_][\w.]*(?:Error|Exception|Warning):[ \t]+(.{8,200})$`)
+	// Where a message's literal text stops: quotes, braces, paths, numbers.
+	reMsgStop = regexp.MustCompile(`['"{}\\/:<>\[\](]|\d`)
 
 	// A file and a line: "x.py:227", "x.py at line 227", "line 227 of
 	// x.py", and GitHub permalinks ".../blob/<ref>/pkg/x.py#L227".
@@ -100,6 +106,7 @@ func ExtractEntryPoints(issue string) []EntryPoint {
 	c.tracebacks(issue)
 	prose := blank(issue, reFrame.FindAllStringIndex(issue, -1))
 	c.fileLines(prose)
+	c.messages(issue)
 	fences := reFence.FindAllStringSubmatchIndex(prose, -1)
 	for _, m := range fences {
 		c.codeBlock(prose[m[2]:m[3]], m[2])
@@ -181,6 +188,24 @@ func (c *collector) tracebacks(issue string) {
 			if e := c.add(fn, EntryTraceback, m[6]); e != nil {
 				c.traceFrame(e, file, line, frame)
 			}
+		}
+	}
+}
+
+// messages takes the literal start of each exception message: the code
+// that raised it holds the same words. Messages Python itself writes
+// ("'NoneType' object is not subscriptable") start with a quote or are
+// not in the repository; searching finds nothing and they are dropped.
+func (c *collector) messages(issue string) {
+	for _, m := range reErrLine.FindAllStringSubmatchIndex(issue, -1) {
+		msg := issue[m[2]:m[3]]
+		if loc := reMsgStop.FindStringIndex(msg); loc != nil {
+			// Drop the whole word the value starts in ("src/x.py", "5px").
+			msg = msg[:max(strings.LastIndexByte(msg[:loc[0]], ' '), 0)]
+		}
+		msg = strings.TrimRight(strings.TrimSpace(msg), ".,;!? ")
+		if len(strings.Fields(msg)) >= 3 {
+			c.add(msg, EntryMessage, m[2])
 		}
 	}
 }

@@ -88,6 +88,27 @@ func TestExtractEntryPoints(t *testing.T) {
 	}
 }
 
+func TestErrorMessages(t *testing.T) {
+	tests := map[string]string{
+		"boom\nValueError: Could not convert value to integer without loss\n": "Could not convert value to integer without loss",
+		"  pkg.errors.ParseError: Dropped elements in sequence matching! 'a' != ';'": "Dropped elements in sequence matching",
+		"KeyError: Unable to load file src/x/__init__.py:":                       "Unable to load file",
+		"TypeError: 'NoneType' object is not subscriptable":                      "",
+		"ValueError: rate 5 bad":                                                 "",
+	}
+	for issue, want := range tests {
+		var got []string
+		for _, e := range ExtractEntryPoints(issue) {
+			if e.Kind == EntryMessage {
+				got = append(got, e.Text)
+			}
+		}
+		if strings.Join(got, "|") != want {
+			t.Errorf("%q: messages %q, want %q", issue, got, want)
+		}
+	}
+}
+
 func TestTitleNamesWeighMore(t *testing.T) {
 	m := entryMap(ExtractEntryPoints("`to_json_dict` fails on bad tags\n\nIt fails in `convert_value` too.\n"))
 	if m["to_json_dict"].Weight <= m["convert_value"].Weight {

@@ -14,6 +14,7 @@ import (
 const (
 	wName         = 1.0 / 3 // times the naming entry point's weight
 	wFrame        = 0.8     // divided by the frame number (innermost 1)
+	wRaises       = 0.6     // holds the text of the error the issue quotes
 	wOpened       = 0.15    // units the search opened rather than only listed
 	wDepth        = 0.05    // per level below an entry point
 	codeNameScale = 0.5     // a name used in a reproduction script, not written in prose
@@ -126,6 +127,10 @@ func (st *hstate) score(u *index.Unit) candidate {
 	}
 	if frame > 0 {
 		why = append(why, "in the traceback")
+	}
+	if su, ok := st.seen[u.ID]; ok && su.raises {
+		s += wRaises
+		why = append(why, "holds the error message")
 	}
 	if su, ok := st.seen[u.ID]; ok && su.opened {
 		s += wOpened + wDepth*float64(su.depth)

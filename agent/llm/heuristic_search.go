@@ -49,6 +49,7 @@ type seenUnit struct {
 	via    string  // that entry point, or the parent it was opened from
 	depth  int
 	opened bool // shown as a search hit or opened as a child (not only listed)
+	raises bool // holds the text of an error message the issue quotes
 }
 
 func newHState(h *Heuristic, issue string, budget int) *hstate {
@@ -178,6 +179,9 @@ func (st *hstate) entrySearch(e EntryPoint) (ToolCall, bool) {
 		last := e.Text[strings.LastIndex(e.Text, ".")+1:]
 		return st.defSearch(index.FindCodeDefArgs{DefinitionName: last}, e)
 	}
+	if e.Kind == EntryMessage {
+		return st.messageSearch(e)
+	}
 	a := index.FindCodeDefArgs{DefinitionName: e.Text}
 	if e.Kind == EntryTraceback {
 		if f, ok := st.frameFile(e.File); ok {
@@ -204,6 +208,22 @@ func (st *hstate) defSearch(a index.FindCodeDefArgs, e EntryPoint) (ToolCall, bo
 	}
 	st.addHits(r, e.Weight, e.Text)
 	return st.call(hFindDef, a), true
+}
+
+// messageSearch finds the code holding an error message's text.
+func (st *hstate) messageSearch(e EntryPoint) (ToolCall, bool) {
+	a := index.FindCodeContentArgs{Content: e.Text}
+	r := st.h.s.FindCodeContent(a)
+	if len(r.Hits) == 0 || len(r.Hits) > maxDefHits || !st.novel(r) {
+		return ToolCall{}, false
+	}
+	st.addHits(r, e.Weight, e.Text)
+	for _, hit := range r.Hits {
+		if su, ok := st.seen[hit.UnitID]; ok && !isTestFile(hit.Path) {
+			su.raises = true
+		}
+	}
+	return st.call(hFindContent, a), true
 }
 
 // lineSearch opens the unit at a file and line the issue points to.

@@ -129,6 +129,19 @@ func TestHeuristicFileAndLine(t *testing.T) {
 	}
 }
 
+// TestHeuristicErrorMessage: the unit holding a quoted message's text is
+// searched and ranks first.
+func TestHeuristicErrorMessage(t *testing.T) {
+	calls, _, funcs := heurConverse(t, NewHeuristic(heurShop(t), nil),
+		"Strange failure at checkout\n\nRuntimeError: Round an amount to whole cents\n")
+	if len(funcs) == 0 || funcs[0] != "shop/money.py:round_money" {
+		t.Errorf("functions %v", funcs)
+	}
+	if calls[0].Name != hFindContent || !strings.Contains(calls[0].Arguments, "Round an amount") {
+		t.Errorf("first call %+v", calls[0])
+	}
+}
+
 func TestHeuristicNoNames(t *testing.T) {
 	ix := heurShop(t)
 	calls, _, funcs := heurConverse(t, NewHeuristic(ix, nil), "restocking the warehouse never adds to the available stock")
