@@ -90,11 +90,11 @@ func TestExtractEntryPoints(t *testing.T) {
 
 func TestErrorMessages(t *testing.T) {
 	tests := map[string]string{
-		"boom\nValueError: Could not convert value to integer without loss\n": "Could not convert value to integer without loss",
+		"boom\nValueError: Could not convert value to integer without loss\n":        "Could not convert value to integer without loss",
 		"  pkg.errors.ParseError: Dropped elements in sequence matching! 'a' != ';'": "Dropped elements in sequence matching",
-		"KeyError: Unable to load file src/x/__init__.py:":                       "Unable to load file",
-		"TypeError: 'NoneType' object is not subscriptable":                      "",
-		"ValueError: rate 5 bad":                                                 "",
+		"KeyError: Unable to load file src/x/__init__.py:":                           "Unable to load file",
+		"TypeError: 'NoneType' object is not subscriptable":                          "",
+		"ValueError: rate 5 bad": "",
 	}
 	for issue, want := range tests {
 		var got []string
