@@ -115,7 +115,10 @@ func treeFiles(t testing.TB, dir string) map[string]string {
 			return err
 		}
 		if d.Name() == ".git" {
-			return filepath.SkipDir
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil // a linked worktree's .git file
 		}
 		if d.IsDir() {
 			return nil

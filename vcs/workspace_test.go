@@ -397,3 +397,30 @@ func TestInPlaceClosePutsMovedBranchBack(t *testing.T) {
 		t.Errorf("moved commits kept at %s, want %s", kept, moved)
 	}
 }
+
+// The engineer may themselves work in a linked worktree; both modes treat it
+// like any checkout.
+func TestEngineerInLinkedWorktree(t *testing.T) {
+	ctx := context.Background()
+	main := newRepo(t)
+	dir := filepath.Join(t.TempDir(), "feature-wt")
+	gitT(t, main, "worktree", "add", "-q", "-b", "feature", dir)
+	makeDirty(t, dir)
+	before, mainBefore := stateOf(t, dir), stateOf(t, main)
+	for _, mode := range []Mode{{}, {InPlace: true}} {
+		id := map[bool]string{false: "lw", true: "lwi"}[mode.InPlace]
+		ws, err := OpenWorkspace(ctx, dir, id, mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := read(t, ws.Dir, "notes/todo.txt"); got != "untracked\n" {
+			t.Errorf("%s: run does not start from the engineer's state: %q", id, got)
+		}
+		agentWork(t, ws)
+		if err := ws.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+		diffState(t, before, stateOf(t, dir))
+		diffState(t, mainBefore, stateOf(t, main))
+	}
+}
