@@ -135,13 +135,13 @@ func (t *treePane) view(st Styles, r rect, focused bool) []string {
 		return []string{st.Dim.Render("waiting for the localization agent's first search…")}
 	}
 	foot := t.footer(st)
-	h := max(r.h-len(foot), 1)
+	h := max(r.h-len(foot)-1, 1)
 	t.offset = window(t.offset, t.cursor, len(rows), h)
-	var out []string
-	for i := t.offset; i < len(rows) && len(out) < h; i++ {
+	out := []string{fit(st.Dim.Render(t.summary()), r.w)}
+	for i := t.offset; i < len(rows) && len(out) < h+1; i++ {
 		out = append(out, t.line(st, rows[i], i == t.cursor && focused, r.w))
 	}
-	for len(out) < h && len(foot) > 0 {
+	for len(out) < h+1 && len(foot) > 0 {
 		out = append(out, "")
 	}
 	return append(out, foot...)
@@ -181,6 +181,30 @@ func (t *treePane) line(st Styles, row treeRow, cursor bool, w int) string {
 		parts = append(parts, st.Dim.Render("⌕ "+n.Query))
 	}
 	return fit(strings.Join(parts, " "), w)
+}
+
+// summary is the search at a glance: entry points, units, depth, dead ends.
+func (t *treePane) summary() string {
+	depth, dead := 0, 0
+	for _, n := range t.nodes {
+		depth = max(depth, n.Depth)
+		if n.DeadEnd {
+			dead++
+		}
+	}
+	s := fmt.Sprintf("%d entry %s · %d units · %d levels · %d dead %s",
+		len(t.roots), plural(len(t.roots), "point", "points"), len(t.nodes), depth+1, dead, plural(dead, "end", "ends"))
+	if len(t.rank) > 0 {
+		s += fmt.Sprintf(" · %d ranked", len(t.rank))
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // footer lists ranked units the search never entered, so the ranking is
