@@ -424,3 +424,35 @@ func TestEngineerInLinkedWorktree(t *testing.T) {
 		diffState(t, mainBefore, stateOf(t, main))
 	}
 }
+
+// A crashed in-place run (no Close) leaves the engineer's changes on a ref;
+// ListRuns points at it and GC keeps it, saying how to restore it.
+func TestGCKeepsUnrestoredEngineerChanges(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	makeDirty(t, dir)
+	before := stateOf(t, dir)
+	if _, err := OpenWorkspace(ctx, dir, "crashed", Mode{InPlace: true}); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := ListRuns(ctx, dir)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("ListRuns = %+v, %v", runs, err)
+	}
+	pending := StashRefPrefix + "crashed/checkout"
+	if runs[0].Pending != pending || runs[0].Finished {
+		t.Errorf("run = %+v, want pending %s", runs[0], pending)
+	}
+	_, err = GC(ctx, dir, "crashed")
+	if err == nil || !strings.Contains(err.Error(), "git stash apply --index "+pending) {
+		t.Fatalf("GC = %v, want it to keep %s and say how to restore", err, pending)
+	}
+	// The recovery the message gives works.
+	gitT(t, dir, "checkout", "-q", "-f", "main")
+	gitT(t, dir, "clean", "-q", "-fd")
+	gitT(t, dir, "stash", "apply", "--index", "-q", pending)
+	after := stateOf(t, dir)
+	if after.Staged != before.Staged || after.Unstaged != before.Unstaged || after.Files["notes/todo.txt"] != before.Files["notes/todo.txt"] {
+		t.Error("git stash apply --index did not bring the changes back")
+	}
+}
