@@ -40,6 +40,10 @@ func NewHeuristic(ix *index.Index, s *index.Searcher) *Heuristic {
 	return &Heuristic{ix: ix, s: s}
 }
 
+// Searcher is the searcher the heuristic scores with, so a caller running
+// the tools over the same index need not build another.
+func (h *Heuristic) Searcher() *index.Searcher { return h.s }
+
 // Name is "heuristic".
 func (h *Heuristic) Name() string { return "heuristic" }
 

@@ -131,6 +131,20 @@ func BenchmarkRunHeuristic(b *testing.B) {
 	}
 }
 
+func TestSearcherShared(t *testing.T) {
+	ix, s := sample(t)
+	if got := searcherFor(Config{Index: ix, Model: llm.NewHeuristic(ix, s)}); got != s {
+		t.Error("the heuristic's searcher should be reused")
+	}
+	other := index.New(t.TempDir(), nil, nil, nil)
+	if got := searcherFor(Config{Index: other, Model: llm.NewHeuristic(ix, s)}); got == s || got.Index() != other {
+		t.Error("a searcher over another index must not be reused")
+	}
+	if got := searcherFor(Config{Index: ix, Model: &fakeModel{}}); got == nil || got.Index() != ix {
+		t.Error("without a heuristic a searcher is built")
+	}
+}
+
 // TestHeuristicEmptyRepository: nothing to find ends cleanly, with the
 // fallback said in the status.
 func TestHeuristicEmptyRepository(t *testing.T) {

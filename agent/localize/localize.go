@@ -102,13 +102,24 @@ func Run(ctx context.Context, cfg Config) (*Locations, error) {
 		return nil, errors.New("localize: Index and Model are required")
 	}
 	if cfg.Searcher == nil {
-		cfg.Searcher = index.NewSearcher(cfg.Index)
+		cfg.Searcher = searcherFor(cfg)
 	}
 	if cfg.MaxIterations <= 0 {
 		cfg.MaxIterations = DefaultMaxIterations
 	}
 	a := newAgent(cfg)
 	return a.run(ctx)
+}
+
+// searcherFor reuses the model's searcher when it has one over the same
+// index (the heuristic builds one), else builds one.
+func searcherFor(cfg Config) *index.Searcher {
+	if m, ok := cfg.Model.(interface{ Searcher() *index.Searcher }); ok {
+		if s := m.Searcher(); s != nil && s.Index() == cfg.Index {
+			return s
+		}
+	}
+	return index.NewSearcher(cfg.Index)
 }
 
 // agent is one localization run's state.
