@@ -24,6 +24,10 @@ func (f *Families) InitBase(ctx context.Context) (tool.Output, error) {
 	if err != nil {
 		return tool.Output{}, fmt.Errorf("init base: %w", err)
 	}
+	note, err := f.leaveBranch(ctx, head)
+	if err != nil {
+		return tool.Output{}, fmt.Errorf("init base: %w", err)
+	}
 	base, err := f.cfg.Repo.CommitAll(ctx, "swe-adept: common working base")
 	if errors.Is(err, vcs.ErrNothingToCommit) {
 		base, err = head.Hash, nil
@@ -37,8 +41,22 @@ func (f *Families) InitBase(ctx context.Context) (tool.Output, error) {
 	if err := f.commit(ctx); err != nil {
 		return tool.Output{}, err
 	}
-	return tool.Output{Text: "Saved the original code state and the common working base.\n" + f.mem.BaseOverview(),
+	return tool.Output{Text: "Saved the original code state and the common working base.\n" + f.mem.BaseOverview() + note,
 		Summary: fmt.Sprintf("base %s (original %s)", short(base), short(head.Hash))}, nil
+}
+
+// leaveBranch detaches HEAD when it is on a branch outside the run's
+// namespace (the tools run by hand in an engineer's checkout): the base and
+// every checkpoint are then commits of their own, and the engineer's branch
+// never moves.
+func (f *Families) leaveBranch(ctx context.Context, head vcs.Head) (string, error) {
+	if head.Branch == "" || strings.HasPrefix(head.Branch, "swe-adept/") {
+		return "", nil
+	}
+	if err := f.cfg.Repo.Detach(ctx); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("HEAD was detached from %s so that branch never moves; return to it with: git switch %s\n", head.Branch, head.Branch), nil
 }
 
 // StartHypothesis checks out a new branch from the common working base for
@@ -140,6 +158,9 @@ func (f *Families) newBranch(ctx context.Context, op, name string) (string, tool
 		return "", advice("%s: give a branch name, e.g. fix-tokenizer", op), false
 	}
 	full := f.fullBranch(name)
+	if err := vcs.ValidBranchName(full); err != nil {
+		return "", advice("%s: %v", op, err), false
+	}
 	exists, err := f.cfg.Repo.BranchExists(ctx, full)
 	if err != nil && ctx.Err() == nil {
 		return "", advice("%s: %q is not a usable branch name: %v", op, name, err), false

@@ -157,6 +157,7 @@ func TestMisuse(t *testing.T) {
 		{"commit without a branch", func() (tool.Output, error) { return f.CommitTodo(ctx, "t1", "m") }, "start_hypothesis first"},
 		{"merge before base", func() (tool.Output, error) { return f.MergeSolution(ctx, "x") }, "init_base first"},
 		{"compare before base", func() (tool.Output, error) { return f.CompareHypotheses(ctx) }, "init_base first"},
+		{"branch escaping the namespace", func() (tool.Output, error) { return f.StartHypothesis(ctx, "../../../heads/work") }, "init_base first"},
 		{"bad hypothesis markdown", func() (tool.Output, error) { return f.UpdateHypothesis(ctx, "") }, "markdown list"},
 		{"unknown hypothesis", func() (tool.Output, error) { return f.UpdateTodo(ctx, "h9", "- [ ] a") }, "h9"},
 	}
@@ -175,6 +176,7 @@ func TestMisuse(t *testing.T) {
 	}{
 		{"branch taken", func() (tool.Output, error) { return f.RevertTo(ctx, "h1", "t1", "one") }, "has no checkpoint"},
 		{"nothing to commit", func() (tool.Output, error) { return f.CommitTodo(ctx, "t1", "m") }, "nothing to commit"},
+		{"branch name git refuses", func() (tool.Output, error) { return f.RevertTo(ctx, "h1", "t1", "a..b") }, "has no checkpoint"},
 		{"unknown to-do", func() (tool.Output, error) { return f.CommitTodo(ctx, "fly to the moon", "m") }, "t1"},
 		{"every hypothesis has a branch", func() (tool.Output, error) { return f.StartHypothesis(ctx, "two") }, "already has a branch"},
 		{"merge before success", func() (tool.Output, error) { return f.MergeSolution(ctx, "one") }, "no hypothesis is marked successful"},
@@ -185,6 +187,23 @@ func TestMisuse(t *testing.T) {
 	write(t, dir, "calc.py", "changed\n")
 	expectOK(t, "Committed")(f.CommitTodo(ctx, "edit", "edit"))
 	expectAdvice(t, "already exists")(f.RevertTo(ctx, "h1", "t1", "one"))
+	expectAdvice(t, "invalid branch name")(f.RevertTo(ctx, "h1", "t1", "a..b"))
+	expectAdvice(t, "invalid branch name")(f.RevertTo(ctx, "h1", "t1", "../../../heads/work"))
+}
+
+func TestInitBaseLeavesTheEngineersBranch(t *testing.T) {
+	ctx := context.Background()
+	f, dir, _ := setup(t, nil)
+	before := gitOut(t, dir, "rev-parse", "HEAD")
+	branch := gitOut(t, dir, "branch", "--show-current")
+	write(t, dir, "repro.py", "print('bug')\n")
+	expectOK(t, "git switch "+branch)(f.InitBase(ctx))
+	if now := gitOut(t, dir, "rev-parse", branch); now != before {
+		t.Errorf("init_base moved %s from %s to %s", branch, before, now)
+	}
+	if cur := gitOut(t, dir, "branch", "--show-current"); cur != "" {
+		t.Errorf("HEAD should be detached, is on %q", cur)
+	}
 }
 
 func expectAdvice(t *testing.T, want string) func(tool.Output, error) {
