@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/swe-adept/swe-adept/agent/event"
@@ -28,7 +29,8 @@ func init() {
   git commit_todo TODO MESSAGE              git revert_to HYPOTHESIS TODO NEW_BRANCH
   git compare_hypotheses                    git merge_solution BRANCH
 
-Works in the repository itself; working memory lives in .git/swe-adept/hyp/<run>/memory.json.`,
+Works in the checkout itself, as the agent does in its workspace; init_base detaches HEAD so your
+branch never moves (return with git switch BRANCH). Working memory: .git/swe-adept/hyp/<run>/memory.json.`,
 		run: runHyp,
 	})
 }
@@ -81,6 +83,9 @@ func runHyp(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if !runIDPattern.MatchString(*runID) || strings.Contains(*runID, "..") {
+		return usagef("--run %q: use letters, digits, '.', '_' and '-' (it names a folder and a branch namespace)", *runID)
+	}
 	policy, err := approvalPolicy(*approve)
 	if err != nil {
 		return err
@@ -95,6 +100,8 @@ func runHyp(ctx context.Context, args []string) error {
 	}
 	return printHyp(os.Stdout, out, f, *asJSON)
 }
+
+var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 func hypArgs(pos []string) (hypCall, []string, error) {
 	if len(pos) < 2 {

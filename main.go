@@ -46,17 +46,7 @@ func main() {
 
 func runMain(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		if len(args) > 1 {
-			if c, ok := commands[args[1]]; ok {
-				fmt.Fprintf(stdout, "usage: swe-adept %s %s\n\n%s\n", c.name, c.usage, c.summary)
-				return 0
-			}
-		}
-		printHelp(stdout)
-		if len(args) == 0 {
-			return 2
-		}
-		return 0
+		return runHelp(args, stdout, stderr)
 	}
 	c, ok := commands[args[0]]
 	if !ok {
@@ -73,14 +63,51 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	case err == nil:
 		return 0
 	case errors.Is(err, flag.ErrHelp):
+		printCommandHelp(stdout, c)
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "swe-adept %s: %v\nusage: swe-adept %s %s\n", c.name, err, c.name, c.usage)
+		fmt.Fprintf(stderr, "swe-adept %s: %v\nusage: swe-adept %s %s\nRun 'swe-adept help %s' for its flags.\n", c.name, err, c.name, c.usage, c.name)
 		return 2
 	default:
 		slog.Error("command failed", "command", c.name, "err", err)
 		fmt.Fprintf(stderr, "swe-adept %s: %v\n", c.name, err)
 		return 1
+	}
+}
+
+// runHelp answers `swe-adept help [COMMAND]`.
+func runHelp(args []string, stdout, stderr io.Writer) int {
+	if len(args) < 2 {
+		printHelp(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	c, ok := commands[args[1]]
+	if !ok {
+		fmt.Fprintf(stderr, "swe-adept help: unknown command %q; run 'swe-adept help' for the list\n", args[1])
+		return 2
+	}
+	// A command's flags exist only inside its run function: ask it for them.
+	lastFlags = nil
+	if err := c.run(context.Background(), []string{"-h"}); !errors.Is(err, flag.ErrHelp) {
+		lastFlags = nil
+	}
+	printCommandHelp(stdout, c)
+	return 0
+}
+
+// lastFlags is the flag set the running command made, so help can list its
+// flags after its usage line.
+var lastFlags *flag.FlagSet
+
+func printCommandHelp(w io.Writer, c *command) {
+	fmt.Fprintf(w, "usage: swe-adept %s %s\n\n%s\n", c.name, c.usage, c.summary)
+	if lastFlags != nil {
+		fmt.Fprintln(w, "\nflags:")
+		lastFlags.SetOutput(w)
+		lastFlags.PrintDefaults()
 	}
 }
 
@@ -102,8 +129,11 @@ func printHelp(w io.Writer) {
 // exiting, so every command fails the same way.
 func newFlags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(os.Stderr)
-	fs.Usage = func() {} // runMain prints the command's usage once
+	// runMain prints the usage and the error once; the flag package would
+	// print both again.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	lastFlags = fs
 	return fs
 }
 
@@ -124,7 +154,6 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fs.PrintDefaults()
 				return nil, err
 			}
 			return nil, usageError{strings.TrimSpace(err.Error())}

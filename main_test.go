@@ -17,6 +17,11 @@ func TestCLIErrors(t *testing.T) {
 		{"no args prints help", nil, 2, "", "commands:"},
 		{"help", []string{"help"}, 0, "", "commands:"},
 		{"unknown command", []string{"frobnicate"}, 2, `unknown command "frobnicate"`, ""},
+		{"help for a command lists its flags", []string{"help", "hyp"}, 0, "", "-approve"},
+		{"-h lists usage and flags", []string{"hyp", "-h"}, 0, "", "usage: swe-adept hyp"},
+		{"help for an unknown command", []string{"help", "nosuch"}, 2, `unknown command "nosuch"`, ""},
+		{"unknown flag", []string{"hyp", "--bogus"}, 2, "flag provided but not defined: -bogus", ""},
+		{"run id escaping the repository", []string{"hyp", "plan", "log_insight", "x", "--run", "../../evil"}, 2, "--run", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -27,6 +32,9 @@ func TestCLIErrors(t *testing.T) {
 			}
 			if !strings.Contains(errb.String(), tt.wantErr) {
 				t.Errorf("stderr = %q, want it to contain %q", errb.String(), tt.wantErr)
+			}
+			if strings.Count(errb.String(), "flag provided but not defined") > 1 {
+				t.Errorf("the flag error is printed more than once: %q", errb.String())
 			}
 			if !strings.Contains(out.String(), tt.wantOut) {
 				t.Errorf("stdout = %q, want it to contain %q", out.String(), tt.wantOut)
