@@ -162,8 +162,8 @@ func (st *hstate) files(cands []candidate) []candidate {
 		}
 		rest[p] += c.score
 	}
-	for id, su := range st.seen {
-		if su.file {
+	for _, id := range st.order {
+		if st.seen[id].file {
 			if _, ok := best[id]; !ok {
 				order = append(order, id)
 			}
