@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -51,10 +52,40 @@ func ConfigFromEnv(model string) OpenAIConfig {
 		model = os.Getenv("SWE_ADEPT_MODEL")
 	}
 	return OpenAIConfig{
-		APIKey:  strings.TrimSpace(os.Getenv("OPENAI_API_KEY")),
-		BaseURL: strings.TrimSpace(os.Getenv("OPENAI_BASE_URL")),
-		Model:   strings.TrimSpace(model),
+		APIKey:         strings.TrimSpace(os.Getenv("OPENAI_API_KEY")),
+		BaseURL:        strings.TrimSpace(os.Getenv("OPENAI_BASE_URL")),
+		Model:          strings.TrimSpace(model),
+		AttemptTimeout: envDuration("SWE_ADEPT_MODEL_TIMEOUT"),
+		MaxAttempts:    envInt("SWE_ADEPT_MODEL_ATTEMPTS"),
 	}
+}
+
+// envDuration reads a Go duration ("90s", "5m") from the environment; an
+// unset or unreadable value means the default (and the latter is logged).
+func envDuration(name string) time.Duration {
+	v := strings.TrimSpace(os.Getenv(name))
+	if v == "" {
+		return 0
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		slog.Warn("ignoring a malformed duration; using the default", "var", name, "value", v)
+		return 0
+	}
+	return d
+}
+
+func envInt(name string) int {
+	v := strings.TrimSpace(os.Getenv(name))
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		slog.Warn("ignoring a malformed number; using the default", "var", name, "value", v)
+		return 0
+	}
+	return n
 }
 
 // String hides the key so a config printed with %v or %+v cannot leak it.

@@ -57,7 +57,9 @@ func (o *OpenAI) withRetry(ctx context.Context, creq openai.ChatCompletionReques
 		if !cerr.Retryable {
 			return resp, cerr
 		}
-		if attempt >= o.cfg.MaxAttempts {
+		// A server that let one attempt time out usually hangs again: one
+		// more try, not MaxAttempts times the (long) attempt time-out.
+		if attempt >= o.cfg.MaxAttempts || (errors.Is(err, errAttemptTimeout) && attempt >= 2) {
 			cerr.msg += " (gave up after " + strconv.Itoa(attempt) + " attempts)"
 			return resp, cerr
 		}

@@ -199,12 +199,32 @@ func TestOpenAICallerDeadline(t *testing.T) {
 
 func TestOpenAIAttemptTimeout(t *testing.T) {
 	srv := newChatServer(t, reply{block: true})
-	m := srv.client(t, "gpt-4o", 2)
+	m := srv.client(t, "gpt-4o", 5)
 	m.cfg.AttemptTimeout = 20 * time.Millisecond
 	_, err := m.Complete(context.Background(), conversation())
 	checkCallError(t, err, []string{"no answer from", "gave up after 2 attempts"}, nil)
 	if n := srv.requests(); n != 2 {
-		t.Errorf("requests = %d, want 2", n)
+		t.Errorf("requests = %d, want 2: a hanging server gets one more try, not five", n)
+	}
+}
+
+func TestConfigFromEnvLimits(t *testing.T) {
+	tests := []struct {
+		timeout, attempts string
+		wantTimeout       time.Duration
+		wantAttempts      int
+	}{
+		{"90s", "3", 90 * time.Second, 3},
+		{"", "", 0, 0},
+		{"soon", "-1", 0, 0},
+	}
+	for _, tt := range tests {
+		t.Setenv("SWE_ADEPT_MODEL_TIMEOUT", tt.timeout)
+		t.Setenv("SWE_ADEPT_MODEL_ATTEMPTS", tt.attempts)
+		c := ConfigFromEnv("m")
+		if c.AttemptTimeout != tt.wantTimeout || c.MaxAttempts != tt.wantAttempts {
+			t.Errorf("timeout %q attempts %q: got %v and %d", tt.timeout, tt.attempts, c.AttemptTimeout, c.MaxAttempts)
+		}
 	}
 }
 
