@@ -227,7 +227,8 @@ func (r *Repo) commitObject(h plumbing.Hash) (*object.Commit, error) {
 }
 
 // Status lists changed paths: staged, unstaged and untracked (not ignored),
-// one entry per file, renames shown as a deletion plus an addition.
+// one entry per file, renames shown as a deletion plus an addition. An
+// untracked nested repository is not listed: no operation here touches it.
 func (r *Repo) Status(ctx context.Context) ([]Change, error) {
 	out, err := r.cmd("status", "--porcelain=v1", "-z", "--no-renames", "--untracked-files=all").run(ctx)
 	if err != nil {
@@ -238,29 +239,40 @@ func (r *Repo) Status(ctx context.Context) ([]Change, error) {
 		if len(e) < 4 {
 			continue
 		}
-		cs = append(cs, Change{X: e[0], Y: e[1], Path: e[3:]})
+		c := Change{X: e[0], Y: e[1], Path: e[3:]}
+		if c.X == '?' && strings.HasSuffix(c.Path, "/") {
+			continue // an untracked nested repository: the engineer's, not a change
+		}
+		cs = append(cs, c)
 	}
 	return cs, nil
 }
 
 // IsDirty reports whether the working tree or index differs from HEAD, or
-// holds untracked files that are not ignored.
+// holds untracked files that are not ignored (untracked nested repositories
+// aside, as in Status).
 func (r *Repo) IsDirty(ctx context.Context) (bool, error) {
+	cs, err := r.changes(ctx)
+	return len(cs) > 0, err
+}
+
+// changes is Status behind a cheaper first look (untracked directories not
+// listed file by file): a clean tree is the common case before a checkout.
+func (r *Repo) changes(ctx context.Context) ([]Change, error) {
 	out, err := r.cmd("status", "--porcelain=v1", "-z", "--no-renames", "--untracked-files=normal").run(ctx)
 	if err != nil {
-		return false, fmt.Errorf("status of %s: %w", r.dir, err)
+		return nil, fmt.Errorf("status of %s: %w", r.dir, err)
 	}
-	return len(out) > 0, nil
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return r.Status(ctx)
 }
 
 // requireClean returns ErrDirty, naming a few changed paths, unless the
-// working tree is clean. The cheaper check runs first: it is the common case
-// before every checkout.
+// working tree is clean.
 func (r *Repo) requireClean(ctx context.Context) error {
-	if dirty, err := r.IsDirty(ctx); err != nil || !dirty {
-		return err
-	}
-	cs, err := r.Status(ctx)
+	cs, err := r.changes(ctx)
 	if err != nil {
 		return err
 	}

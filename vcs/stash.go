@@ -155,7 +155,9 @@ func (r *Repo) saveState(ctx context.Context, ref string) (string, []string, err
 	return w, untracked, nil
 }
 
-// untracked lists untracked files that are not ignored.
+// untracked lists untracked files that are not ignored. An untracked
+// nested repository shows as "dir/": it is the engineer's own and is left
+// where it is, neither saved nor removed.
 func (r *Repo) untracked(ctx context.Context) ([]string, error) {
 	out, err := r.cmd("ls-files", "-z", "--others", "--exclude-standard").run(ctx)
 	if err != nil {
@@ -163,7 +165,7 @@ func (r *Repo) untracked(ctx context.Context) ([]string, error) {
 	}
 	var paths []string
 	for _, p := range strings.Split(string(out), "\x00") {
-		if p != "" {
+		if p != "" && !strings.HasSuffix(p, "/") {
 			paths = append(paths, p)
 		}
 	}

@@ -139,3 +139,30 @@ func TestSnapshotLeavesCheckoutAlone(t *testing.T) {
 		t.Errorf("Snapshot of a clean tree = %s, %v; want HEAD %s", s, err, head)
 	}
 }
+
+// An untracked nested repository is the engineer's: PutAside neither saves
+// nor removes it, and still puts the rest aside.
+func TestPutAsideLeavesNestedRepository(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	nested := filepath.Join(dir, "vendor", "lib")
+	gitT(t, dir, "init", "-q", nested)
+	write(t, nested, "own.txt", "nested work\n")
+	write(t, dir, "app.py", "changed\n")
+	r := openT(t, dir)
+	if _, err := r.PutAside(ctx, "n"); err != nil {
+		t.Fatal(err)
+	}
+	if read(t, nested, "own.txt") != "nested work\n" {
+		t.Error("nested repository touched")
+	}
+	if read(t, dir, "app.py") == "changed\n" {
+		t.Error("app.py not put aside")
+	}
+	if err := r.Restore(ctx, "n"); err != nil {
+		t.Fatal(err)
+	}
+	if read(t, dir, "app.py") != "changed\n" {
+		t.Error("app.py not restored")
+	}
+}
