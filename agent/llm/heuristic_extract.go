@@ -353,7 +353,10 @@ func (c *collector) sorted(title int) []EntryPoint {
 		if out[i].Weight != out[j].Weight {
 			return out[i].Weight > out[j].Weight
 		}
-		return out[i].First < out[j].First
+		if out[i].First != out[j].First {
+			return out[i].First < out[j].First
+		}
+		return out[i].Text < out[j].Text
 	})
 	return out
 }
