@@ -236,7 +236,7 @@ func (s *Searcher) snippetSearch(tool, q string, sc scope, keep func(posting) bo
 	ps := s.snippetLines(sn, sn.re, sc, keep)
 	mode := ModeSnippet
 	head := fmt.Sprintf("%s %s: code snippet (whitespace-tolerant)", tool, quote(q))
-	if len(ps) == 0 && (len(sn.idents) > 0 || s.scopeBytes(sc) <= caseFoldScanLimit) {
+	if len(ps) == 0 {
 		if ci, err := regexp.Compile("(?i)" + sn.re.String()); err == nil {
 			ps = s.snippetLines(sn, ci, sc, keep)
 			head = fmt.Sprintf("%s %s: no exact snippet; matches ignoring case", tool, quote(q))
@@ -261,8 +261,21 @@ func (s *Searcher) snippetSearch(tool, q string, sc scope, keep func(posting) bo
 // snippet's rarest identifier when it has one (from the postings), else by
 // scanning the files in scope that contain its longest literal piece.
 func (s *Searcher) snippetLines(sn snippet, re *regexp.Regexp, sc scope, keep func(posting) bool) []posting {
+	// The literal prefilter is case-sensitive: only the exact pass may use it.
+	lit := ""
+	if re == sn.re {
+		lit = sn.lit
+	}
+	// Without the postings to narrow it, a case-blind pass over a big
+	// scope is too slow (Go's regexp has no fast path for it): skip it.
+	scan := func() []posting {
+		if re != sn.re && s.scopeBytes(sc) > caseFoldScanLimit {
+			return nil
+		}
+		return s.regexLines(sn, re, lit, sc, keep)
+	}
 	if len(sn.idents) == 0 {
-		return s.regexLines(re, sn.lit, sc, keep)
+		return scan()
 	}
 	post := s.postings()
 	var rare []posting
@@ -272,14 +285,15 @@ func (s *Searcher) snippetLines(sn snippet, re *regexp.Regexp, sc scope, keep fu
 			rare = ps
 		}
 	}
+	if len(rare) > maxWindowLines {
+		// Only common words: one pass per file beats a window per line.
+		return scan()
+	}
 	var out []posting
 	seen := map[posting]bool{}
-	for _, p := range rare {
-		if !sc.has(p.file, s.files[p.file].Path) {
-			continue
-		}
-		for _, l := range s.windowMatches(re, p.file, int(p.line), sn.newlines+2) {
-			m := posting{p.file, int32(l)}
+	for _, w := range s.windows(rare, sc, sn.newlines+2) {
+		for _, l := range s.windowMatches(sn, re, w) {
+			m := posting{w.file, int32(l)}
 			if !seen[m] && keep(m) {
 				seen[m] = true
 				out = append(out, m)
@@ -295,23 +309,60 @@ func (s *Searcher) snippetLines(sn snippet, re *regexp.Regexp, sc scope, keep fu
 	return out
 }
 
-// windowMatches runs re on the lines around line and returns the lines its
-// matches touch (at most 5 per match). A small window keeps Go's regexp on
-// its fast backtracking engine.
-func (s *Searcher) windowMatches(re *regexp.Regexp, fi int32, line, slack int) []int {
-	offs := s.lines[fi]
-	lo, hi := max(1, line-slack), min(len(offs), line+slack)
-	src, _ := s.ix.Source(s.files[fi].Path)
-	start, end := int(offs[lo-1]), len(src)
-	if hi < len(offs) {
-		end = int(offs[hi])
+// window is a run of lines of one file to search.
+type window struct {
+	file   int32
+	lo, hi int
+}
+
+// maxWindowSpan caps a merged window, so the regexp stays on its fast
+// backtracking engine, which only takes small inputs.
+const maxWindowSpan = 48
+
+// windows turns candidate lines (sorted by file and line) into windows of
+// slack lines either side, merging those that overlap. Windows cut at
+// maxWindowSpan overlap by slack lines, so no match is lost at a cut.
+func (s *Searcher) windows(lines []posting, sc scope, slack int) []window {
+	var out []window
+	for _, p := range lines {
+		if !sc.has(p.file, s.files[p.file].Path) {
+			continue
+		}
+		n := s.lineCount(p.file)
+		lo, hi := max(1, int(p.line)-slack), min(n, int(p.line)+slack)
+		if k := len(out) - 1; k >= 0 && out[k].file == p.file && lo <= out[k].hi+1 {
+			if hi-out[k].lo < maxWindowSpan {
+				out[k].hi = max(out[k].hi, hi)
+				continue
+			}
+			lo = max(lo, out[k].hi-slack)
+		}
+		out = append(out, window{p.file, lo, hi})
+	}
+	return out
+}
+
+// maxWindowLines is the most candidate lines searched window by window.
+// Past it (a snippet of only common words, like "self = self") one pass per
+// file with the regexp's literal-prefix scan is faster, and the case-blind
+// retries, which have no such scan, are skipped on large scopes.
+const maxWindowLines = 20000
+
+// windowMatches runs re on a window and returns the lines its matches
+// touch (at most 5 per match).
+func (s *Searcher) windowMatches(sn snippet, re *regexp.Regexp, w window) []int {
+	offs := s.lines[w.file]
+	src, _ := s.ix.Source(s.files[w.file].Path)
+	start, end := int(offs[w.lo-1]), len(src)
+	if w.hi < len(offs) {
+		end = int(offs[w.hi])
 	}
 	var out []int
 	for _, m := range re.FindAllIndex(src[start:end], -1) {
-		first, last := s.lineAt(fi, start+m[0]), s.lineAt(fi, start+max(m[0], m[1]-1))
-		if line < first || line > last {
-			continue // another window, around its own token line, reports it
+		if !sn.bounded(src, start+m[0], start+m[1]) {
+			continue
 		}
+		first, last := s.lineAt(w.file, start+m[0]), s.lineAt(w.file, start+max(m[0], m[1]-1))
 		for l := first; l <= last && l < first+5; l++ {
 			out = append(out, l)
 		}
@@ -353,6 +404,19 @@ type snippet struct {
 	lit      string   // longest word piece, which every match contains
 	idents   []string // identifier pieces, to find candidate lines in the postings
 	newlines int      // line breaks in the query, to size search windows
+	// wordStart and wordEnd ask for a token boundary before and after a
+	// match, checked by hand: a leading \b would cost the regexp its fast
+	// literal-prefix scan.
+	wordStart, wordEnd bool
+}
+
+// bounded tells whether src[m0:m1] starts and ends at token boundaries
+// where the snippet asks for them.
+func (sn snippet) bounded(src []byte, m0, m1 int) bool {
+	if sn.wordStart && m0 > 0 && isIdentByte(src[m0-1]) {
+		return false
+	}
+	return !sn.wordEnd || m1 >= len(src) || !isIdentByte(src[m1])
 }
 
 // compileSnippet builds the whitespace-tolerant pattern for a snippet.
@@ -383,16 +447,11 @@ func compileSnippetWith(q string, pattern func(string) string) (snippet, error) 
 		first, prevWord, space = false, word, false
 		i += len(tok)
 	}
-	expr := b.String()
 	// Whole tokens only at the ends, as the postings see them: "add_line("
 	// does not match inside "readd_line(".
-	if q != "" && isIdentByte(q[0]) {
-		expr = `\b` + expr
-	}
-	if q != "" && isIdentByte(q[len(q)-1]) {
-		expr += `\b`
-	}
-	re, err := regexp.Compile(expr)
+	sn.wordStart = q != "" && isIdentByte(q[0])
+	sn.wordEnd = q != "" && isIdentByte(q[len(q)-1])
+	re, err := regexp.Compile(b.String())
 	if err != nil {
 		return snippet{}, fmt.Errorf("compile snippet: %w", err)
 	}
@@ -484,7 +543,7 @@ func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
 
 // regexLines runs re over the files in scope that contain lit and returns
 // every line a match touches (at most 5 per match).
-func (s *Searcher) regexLines(re *regexp.Regexp, lit string, sc scope, keep func(posting) bool) []posting {
+func (s *Searcher) regexLines(sn snippet, re *regexp.Regexp, lit string, sc scope, keep func(posting) bool) []posting {
 	var out []posting
 	blit := []byte(lit)
 	for i, f := range s.files {
@@ -497,6 +556,9 @@ func (s *Searcher) regexLines(re *regexp.Regexp, lit string, sc scope, keep func
 			continue
 		}
 		for _, m := range re.FindAllIndex(src, -1) {
+			if !sn.bounded(src, m[0], m[1]) {
+				continue
+			}
 			first, last := s.lineAt(fi, m[0]), s.lineAt(fi, max(m[0], m[1]-1))
 			for l := first; l <= last && l < first+5; l++ {
 				p := posting{fi, int32(l)}
