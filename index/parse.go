@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"sync"
 	"unicode/utf8"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -20,6 +21,12 @@ type langParser struct {
 	q     *sitter.Query
 	names []string // capture names by index
 }
+
+// parserPool keeps parsers, with their compiled queries, from one Build to
+// the next: compiling the queries costs more than re-parsing the one file
+// an incremental build parses. A parser the pool drops is freed by the
+// bindings' finalizers.
+var parserPool = sync.Pool{New: func() any { return newParser() }}
 
 func newParser() *parser {
 	return &parser{langs: map[string]*langParser{}, qc: sitter.NewQueryCursor()}
