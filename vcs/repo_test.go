@@ -284,3 +284,36 @@ func TestIgnoreSources(t *testing.T) {
 		t.Errorf("committed files:\n%s", files)
 	}
 }
+
+func TestDetachKeepsIndexAndWorkingTree(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	makeDirty(t, dir)
+	before := stateOf(t, dir)
+	r := openT(t, dir)
+	if err := r.Detach(ctx); err != nil {
+		t.Fatal(err)
+	}
+	after := stateOf(t, dir)
+	if after.Branch != "HEAD" || after.Head != before.Head {
+		t.Errorf("after Detach: HEAD %s on %q, want %s detached", after.Head, after.Branch, before.Head)
+	}
+	after.Branch = before.Branch
+	diffState(t, before, after)
+	write(t, dir, "later.py", "x\n")
+	if _, err := r.CommitAll(ctx, "on the detached HEAD"); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(gitT(t, dir, "rev-parse", "main")); got != before.Head {
+		t.Errorf("main moved to %s", got)
+	}
+}
+
+func TestValidBranchNameMatchesGit(t *testing.T) {
+	for _, name := range []string{"swe-adept/r1/fix", "a..b", "x.lock", "-x", "a b", "a/.b", "ok_2"} {
+		_, gitErr := gitRaw(t.TempDir(), nil, "check-ref-format", "--branch", name)
+		if err := ValidBranchName(name); (err == nil) != (gitErr == nil) {
+			t.Errorf("ValidBranchName(%q) = %v, git check-ref-format says %v", name, err, gitErr)
+		}
+	}
+}
