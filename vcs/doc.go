@@ -29,7 +29,7 @@
 //     with extensions it does not know (extensions.worktreeConfig, set by
 //     sparse-checkout); those are read through the CLI instead (read.go).
 //   - git CLI: Status/IsDirty, CommitAll (add -A, write-tree, commit-tree,
-//     update-ref), CreateBranchAt and CheckoutDetached (checkout), DiffStat
+//     update-ref), CreateBranchAt, CheckoutDetached and Detach (checkout), DiffStat
 //     and Patch (diff: git's own stat, binary patches and pathspecs),
 //     PutAside/Restore/Snapshot (private index files), worktrees, apply.
 //
