@@ -25,6 +25,12 @@ var builtCalls = []call{
 }
 
 func TestSearchGoldenBuilt(t *testing.T) {
+	runGolden(t, builtShop(t), "built_", builtCalls)
+}
+
+// builtShop is a searcher over the shop repository as Build indexes it.
+func builtShop(t testing.TB) *Searcher {
+	t.Helper()
 	root, err := filepath.Abs(shopRoot)
 	if err != nil {
 		t.Fatal(err)
@@ -33,5 +39,5 @@ func TestSearchGoldenBuilt(t *testing.T) {
 	if err != nil {
 		t.Fatalf("index the shop repository: %v", err)
 	}
-	runGolden(t, NewSearcher(ix), "built_", builtCalls)
+	return NewSearcher(ix)
 }

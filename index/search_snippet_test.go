@@ -51,3 +51,35 @@ func snippetsOf(line string) []string {
 	}
 	return out
 }
+
+// TestEveryUnitFindsItself: each unit is found by its id, by its
+// qualified name and as a child id, on the hand index and on Build's.
+func TestEveryUnitFindsItself(t *testing.T) {
+	for name, s := range map[string]*Searcher{"hand": shopSearcher(t), "built": builtShop(t)} {
+		for _, u := range s.units {
+			r := s.FindCodeDef(FindCodeDefArgs{DefinitionName: u.ID})
+			if len(r.Hits) != 1 || r.Hits[0].UnitID != u.ID {
+				t.Errorf("%s: find_code_def %q gave %v", name, u.ID, hitIDs(r))
+			}
+			r = s.FindChildUnit(FindChildUnitArgs{DefinitionName: u.QualName, FilePath: u.Path})
+			if len(r.Hits) != 1 || r.Hits[0].UnitID != u.ID {
+				t.Errorf("%s: find_child_unit %s %s gave %v", name, u.Path, u.QualName, hitIDs(r))
+			}
+			if u.Kind == KindChunk {
+				continue
+			}
+			r = s.FindCodeDef(FindCodeDefArgs{DefinitionName: u.QualName, FilePath: u.Path})
+			if r.Mode != ModeExact || !slices.Contains(hitIDs(r), u.ID) {
+				t.Errorf("%s: find_code_def %q in %s gave %s %v", name, u.QualName, u.Path, r.Mode, hitIDs(r))
+			}
+		}
+	}
+}
+
+func hitIDs(r Result) []string {
+	var ids []string
+	for _, h := range r.Hits {
+		ids = append(ids, h.UnitID)
+	}
+	return ids
+}
