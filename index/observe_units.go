@@ -50,7 +50,10 @@ func (s *Searcher) enumerateUnits(tool string, fi int32) Result {
 		if !ok {
 			continue
 		}
-		line := fmt.Sprintf("%s%s  [%s, lines %d-%d]\n", strings.Repeat("  ", 1+s.depth(u)), u.QualName, u.Kind, u.Start, u.End)
+		// The id's name part, which find_child_unit takes; it differs from
+		// QualName when the builder told same-named units apart ("f#2").
+		_, name := splitID(u.ID)
+		line := fmt.Sprintf("%s%s  [%s, lines %d-%d]\n", strings.Repeat("  ", 1+s.depth(u)), name, u.Kind, u.Start, u.End)
 		if u.Kind == KindChunk {
 			line = fmt.Sprintf("  %s  [chunk, lines %d-%d]\n", u.Name, u.Start, u.End)
 		}

@@ -92,7 +92,8 @@ func (s *Searcher) noSuchUnit(name string, fi int32) string {
 		if !ok {
 			continue
 		}
-		cs = append(cs, cand{u.QualName, FuzzyScore(low, strings.ToLower(u.QualName))})
+		_, idName := splitID(u.ID)
+		cs = append(cs, cand{idName, FuzzyScore(low, strings.ToLower(idName))})
 	}
 	if len(cs) == 0 {
 		return fmt.Sprintf("no unit %s in %s; the file has no units. Try find_code_def with the name alone.\n", quote(name), f.Path)

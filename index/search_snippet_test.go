@@ -61,7 +61,8 @@ func TestEveryUnitFindsItself(t *testing.T) {
 			if len(r.Hits) != 1 || r.Hits[0].UnitID != u.ID {
 				t.Errorf("%s: find_code_def %q gave %v", name, u.ID, hitIDs(r))
 			}
-			r = s.FindChildUnit(FindChildUnitArgs{DefinitionName: u.QualName, FilePath: u.Path})
+			_, idName := splitID(u.ID)
+			r = s.FindChildUnit(FindChildUnitArgs{DefinitionName: idName, FilePath: u.Path})
 			if len(r.Hits) != 1 || r.Hits[0].UnitID != u.ID {
 				t.Errorf("%s: find_child_unit %s %s gave %v", name, u.Path, u.QualName, hitIDs(r))
 			}
