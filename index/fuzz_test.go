@@ -100,3 +100,25 @@ func TestSeedsKeepInvariants(t *testing.T) {
 		t.Errorf("repeated definitions: ids %q, want %q", got, want)
 	}
 }
+
+// FuzzGoUnits holds the Go extractor to the same invariants.
+func FuzzGoUnits(f *testing.F) {
+	seeds, _ := filepath.Glob(filepath.Join("..", "testdata", "index", "gorepo", "*", "*.go"))
+	more, _ := filepath.Glob(filepath.Join("..", "testdata", "index", "gorepo", "*", "*", "*.go"))
+	for _, p := range append(seeds, more...) {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte("package p\nfunc (r *T[K]) M() { x := &T{}; x.M(); var y T; y.M() }\ntype T[K any] struct{}\n"))
+	f.Add([]byte("package p\nfunc (\n) M("))
+	p := newParser()
+	defer p.close()
+	f.Fuzz(func(t *testing.T, src []byte) {
+		rf, err := p.extractFile(context.Background(), goLang, "f.go", src, DefaultMaxFileSize)
+		if err != nil {
+			t.Fatalf("extractFile: %v", err)
+		}
+		checkRawFile(t, rf)
+	})
+}
