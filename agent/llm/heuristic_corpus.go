@@ -3,6 +3,7 @@ package llm
 import (
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/swe-adept/swe-adept/index"
 )
@@ -16,6 +17,10 @@ type corpus struct {
 	pos   map[string]int // unit id -> document number
 	bm    *bm25
 	lines map[string][]string // while building: a file's lines
+
+	fileOnce  sync.Once
+	fileBM    *bm25
+	filePaths []string
 }
 
 // nameBoost repeats a unit's name tokens so a unit named like the issue's
@@ -121,4 +126,37 @@ func (c *corpus) top(query map[string]float64, k int) []string {
 func BM25Units(ix *index.Index, issue string, k int) []string {
 	c := newCorpus(ix)
 	return c.top(queryBag(identTokens(issue)), k)
+}
+
+// fileScores is BM25 of whole files (path weighted up) against the query,
+// normalised so the best file scores 1. It is built on first use.
+func (c *corpus) fileScores(query map[string]float64) map[string]float64 {
+	c.fileOnce.Do(func() {
+		files := c.ix.Files()
+		docs := make([][]string, len(files))
+		c.filePaths = make([]string, len(files))
+		for i, f := range files {
+			c.filePaths[i] = f.Path
+			p := identTokens(strings.TrimSuffix(f.Path, path.Ext(f.Path)))
+			for range nameBoost {
+				docs[i] = append(docs[i], p...)
+			}
+			if src, err := c.ix.Source(f.Path); err == nil {
+				docs[i] = append(docs[i], identTokens(string(src))...)
+			}
+		}
+		c.fileBM = newBM25(docs)
+	})
+	raw := c.fileBM.scores(query)
+	best := 0.0
+	for _, s := range raw {
+		best = max(best, s)
+	}
+	out := make(map[string]float64, len(raw))
+	for d, s := range raw {
+		if best > 0 {
+			out[c.filePaths[d]] = s / best
+		}
+	}
+	return out
 }

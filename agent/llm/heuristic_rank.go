@@ -15,6 +15,7 @@ const (
 	wName         = 1.0 / 3 // times the naming entry point's weight
 	wFrame        = 0.8     // divided by the frame number (innermost 1)
 	wRaises       = 0.6     // holds the text of the error the issue quotes
+	wFileText     = 0.3     // whole-file BM25, for the file ranking
 	wOpened       = 0.15    // units the search opened rather than only listed
 	wDepth        = 0.05    // per level below an entry point
 	codeNameScale = 0.5     // a name used in a reproduction script, not written in prose
@@ -170,8 +171,9 @@ func (st *hstate) files(cands []candidate) []candidate {
 		}
 	}
 	out := make([]candidate, 0, len(order))
+	fileRel := st.h.corpus.fileScores(st.issueQuery())
 	for _, p := range order {
-		s := best[p] + 0.1*min(rest[p], 2) + st.fileBonus(p)
+		s := best[p] + 0.1*min(rest[p], 2) + st.fileBonus(p) + wFileText*fileRel[p]
 		if isTestFile(p) {
 			s *= testScale
 		}
