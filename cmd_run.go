@@ -271,10 +271,14 @@ func patchNote(s run.Summary) string {
 // statusError makes a run that did not submit a failed command, with what
 // the engineer can do about it.
 func statusError(s run.Summary) error {
-	switch s.Status {
-	case "submitted":
+	switch {
+	case s.Status == "submitted" && s.Patch == "":
+		return fmt.Errorf("run %s: the agent submitted no changes (the patch is empty)", s.ID)
+	case s.Status == "submitted":
 		return nil
-	case "cancelled":
+	case s.Status == "cancelled" && s.InPlace:
+		return fmt.Errorf("run %s cancelled; your checkout was restored (in-place runs cannot be resumed)", s.ID)
+	case s.Status == "cancelled":
 		return fmt.Errorf("run %s cancelled; resume it with: swe-adept run --resume %s", s.ID, s.ID)
 	}
 	if s.Message != "" {

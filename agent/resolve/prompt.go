@@ -76,7 +76,7 @@ func taskMessage(issue string, files, functions []string) string {
 	if len(files) == 0 && len(functions) == 0 {
 		b.WriteString("No code locations were found for this issue; search the repository yourself (grep with bash, view directories).\n")
 	} else {
-		b.WriteString("Ranked code locations from the localization search, best first:\n")
+		b.WriteString("Ranked code locations (from the localization search, or as the engineer edited them), best first:\n")
 		if len(functions) > 0 {
 			b.WriteString("Functions (path:Qualified.name):\n")
 			for i, f := range functions {

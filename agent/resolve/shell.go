@@ -327,7 +327,7 @@ func readCapped(f *os.File, limit int) (string, int, error) {
 		if err != nil && !errors.Is(err, io.EOF) {
 			return "", 0, fmt.Errorf("bash: output: %w", err)
 		}
-		return strings.ToValidUTF8(string(b), "\uFFFD"), 0, nil
+		return printable(string(b)), 0, nil
 	}
 	head, tail := make([]byte, limit/2), make([]byte, limit-limit/2)
 	if _, err := f.ReadAt(head, 0); err != nil && !errors.Is(err, io.EOF) {
@@ -338,7 +338,42 @@ func readCapped(f *os.File, limit int) (string, int, error) {
 	}
 	cut := size - len(head) - len(tail)
 	text := string(head) + fmt.Sprintf("\n[... %d bytes cut ...]\n", cut) + string(tail)
-	return strings.ToValidUTF8(text, "\uFFFD"), cut, nil
+	return printable(text), cut, nil
+}
+
+// printable makes command output safe to hand a model: invalid UTF-8
+// becomes U+FFFD, and control characters other than newline, tab and
+// carriage return are shown escaped, a long run of one as a count
+// ("[\x00 ×8192]") so binary output cannot fill the observation.
+func printable(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if strings.IndexFunc(s, isControl) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		c := s[i]
+		if !isControl(rune(c)) {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		n := 1
+		for i+n < len(s) && s[i+n] == c {
+			n++
+		}
+		if n > 3 {
+			fmt.Fprintf(&b, "[\\x%02x ×%d]", c, n)
+		} else {
+			b.WriteString(strings.Repeat(fmt.Sprintf("\\x%02x", c), n))
+		}
+		i += n
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool {
+	return (r < 0x20 && r != '\n' && r != '\t' && r != '\r') || r == 0x7f
 }
 
 // render is the observation the model reads.

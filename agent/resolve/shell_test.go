@@ -231,3 +231,18 @@ func TestAllowPrefix(t *testing.T) {
 		}
 	}
 }
+
+func TestPrintable(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain\ttext\n", "plain\ttext\n"},
+		{"a\x00b", `a\x00b`},
+		{strings.Repeat("\x00", 8192), `[\x00 ×8192]`},
+		{"bell\x07\x07 esc\x1b[31m", `bell\x07\x07 esc\x1b[31m`},
+		{"bad \xff utf8", "bad \uFFFD utf8"},
+	}
+	for _, tt := range tests {
+		if got := printable(tt.in); got != tt.want {
+			t.Errorf("printable(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -28,6 +28,7 @@ func (r *Run) finish(parent context.Context, st *state, runErr error) {
 	}
 	sum := &st.sum
 	sum.Status, sum.Message = status(st, runErr), explain(st, runErr)
+	sum.InPlace = r.opts.InPlace
 	if st.locs != nil {
 		sum.Files, sum.Functions = st.locs.Files, st.locs.Functions
 	}
@@ -41,6 +42,9 @@ func (r *Run) finish(parent context.Context, st *state, runErr error) {
 			sum.Message = join(sum.Message, err.Error())
 		}
 		r.apply(ctx, st)
+		if sum.Status == string(tool.Submitted) && sum.Patch == "" {
+			sum.Message = join(sum.Message, "the agent submitted no changes: the patch is empty")
+		}
 	}
 	if runErr != nil && !errors.Is(runErr, context.Canceled) {
 		r.emit(event.Event{Type: event.Error, Text: resolve.Scrub(runErr.Error(), r.secrets)})

@@ -83,6 +83,7 @@ type Summary struct {
 	Started   time.Time       `json:"started"`
 	Ended     time.Time       `json:"ended"`
 	Resumed   bool            `json:"resumed,omitempty"`
+	InPlace   bool            `json:"in_place,omitempty"` // worked in the checkout itself: cannot be resumed
 	Files     []string        `json:"files,omitempty"`
 	Functions []string        `json:"functions,omitempty"`
 }

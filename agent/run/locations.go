@@ -39,11 +39,42 @@ func (r *Run) editLocations(ctx context.Context, st *state) error {
 		return nil
 	}
 	files, funcs := ParseLocations(rep.Choice)
+	files, funcs = r.checkLocations(st.ws.Dir, files, funcs)
 	edited := *st.locs
 	edited.Files, edited.Functions = files, funcs
 	st.locs = &edited
 	r.emit(event.Event{Type: event.Ranked, Agent: event.Localizer, Ranking: &event.Ranking{Files: files, Functions: funcs}})
 	return st.locs.Save(filepath.Join(r.Dir, LocationsFile))
+}
+
+// checkLocations keeps locations an engineer gave that name something in the
+// workspace: a path that leaves it is dropped, one that does not exist is
+// kept (it may be a file the fix creates) but said aloud.
+func (r *Run) checkLocations(workdir string, files, funcs []string) ([]string, []string) {
+	keep := func(loc string) bool {
+		path, _, _ := strings.Cut(loc, ":")
+		clean := filepath.Clean(filepath.FromSlash(path))
+		if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+			r.emit(event.Event{Type: event.Message, Agent: event.Runtime, Text: fmt.Sprintf("location %q leaves the repository: dropped", loc)})
+			return false
+		}
+		if _, err := os.Stat(filepath.Join(workdir, clean)); err != nil {
+			r.emit(event.Event{Type: event.Message, Agent: event.Runtime, Text: fmt.Sprintf("location %q: no such file in the repository; kept as given", loc)})
+		}
+		return true
+	}
+	var kf, kfn []string
+	for _, f := range files {
+		if keep(f) {
+			kf = append(kf, f)
+		}
+	}
+	for _, f := range funcs {
+		if keep(f) {
+			kfn = append(kfn, f)
+		}
+	}
+	return kf, kfn
 }
 
 var listMarker = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+`)

@@ -2,10 +2,14 @@ package run
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/swe-adept/swe-adept/agent/event"
 )
 
 func mustTime(s string) time.Time {
@@ -148,5 +152,38 @@ func TestScrubWriter(t *testing.T) {
 	}
 	if err := scrubErr(errors.New("bad key sk-abcdefgh1234"), w.secrets); err.Error() != "bad key [redacted]" {
 		t.Errorf("scrubErr: %v", err)
+	}
+}
+
+func TestCheckLocations(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "pkg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pkg", "a.py"), []byte("x = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bus := event.NewBus(nil)
+	ch := bus.Subscribe()
+	r := &Run{bus: bus}
+	files, funcs := r.checkLocations(dir,
+		[]string{"pkg/a.py", "../../etc/passwd", "/etc/passwd", "pkg/new.py"},
+		[]string{"pkg/a.py:f", "../x.py:g"})
+	bus.Close()
+	if want := []string{"pkg/a.py", "pkg/new.py"}; !reflect.DeepEqual(files, want) {
+		t.Errorf("files %v, want %v", files, want)
+	}
+	if want := []string{"pkg/a.py:f"}; !reflect.DeepEqual(funcs, want) {
+		t.Errorf("functions %v, want %v", funcs, want)
+	}
+	var notes []string
+	for e := range ch {
+		notes = append(notes, e.Text)
+	}
+	joined := strings.Join(notes, "\n")
+	for _, want := range []string{`"../../etc/passwd" leaves the repository`, `"/etc/passwd" leaves`, `"pkg/new.py": no such file`, `"../x.py:g" leaves`} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("no notice %q in:\n%s", want, joined)
+		}
 	}
 }

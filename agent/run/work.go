@@ -121,7 +121,9 @@ func (r *Run) locate(ctx context.Context, st *state) error {
 	case st.locs != nil: // resumed
 		return nil
 	case r.opts.Locations != nil:
-		st.locs = r.opts.Locations
+		given := *r.opts.Locations
+		given.Files, given.Functions = r.checkLocations(st.ws.Dir, given.Files, given.Functions)
+		st.locs = &given
 		r.emit(event.Event{Type: event.Ranked, Agent: event.Localizer, Ranking: &event.Ranking{Files: st.locs.Files, Functions: st.locs.Functions}})
 		return st.locs.Save(path)
 	}
