@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 )
 
 // searchSympyRoot is the benchmark corpus: Debian's python3-sympy
@@ -52,9 +53,17 @@ func benchDef(b *testing.B, name, wantMode string) {
 	if r := s.FindCodeDef(FindCodeDefArgs{DefinitionName: name}); r.Mode != wantMode || len(r.Hits) == 0 {
 		b.Fatalf("find_code_def %q: mode %s with %d hits, want %s with hits", name, r.Mode, len(r.Hits), wantMode)
 	}
-	b.ResetTimer()
+	start := searchCPUTime()
 	for b.Loop() {
 		s.FindCodeDef(FindCodeDefArgs{DefinitionName: name})
+	}
+	reportSearchCPU(b, start)
+}
+
+// reportSearchCPU adds the CPU time per operation since start.
+func reportSearchCPU(b *testing.B, start time.Duration) {
+	if used := searchCPUTime() - start; used > 0 {
+		b.ReportMetric(float64(used.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 }
 
@@ -109,9 +118,11 @@ func BenchmarkContentVsGrep(b *testing.B) {
 	}
 	for _, q := range []string{"self", "is_commutative", "_print_Mul", "expand(deep=False)", "def _eval_derivative(self, s):", "return self.args[0]", "self = self"} {
 		b.Run("find_code_content/"+q, func(b *testing.B) {
+			start := searchCPUTime()
 			for b.Loop() {
 				s.FindCodeContent(FindCodeContentArgs{Content: q})
 			}
+			reportSearchCPU(b, start)
 		})
 		b.Run("grep/"+q, func(b *testing.B) {
 			for b.Loop() {
