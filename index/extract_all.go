@@ -56,8 +56,8 @@ func extractAll(ctx context.Context, cands []candidate, cache *fileCache, opts O
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p := parserPool.Get().(*parser)
-			defer parserPool.Put(p)
+			p := getParser()
+			defer putParser(p)
 			for i := range jobs {
 				if ctx.Err() == nil {
 					outs[i] = extractOne(ctx, p, &cands[i], cache, opts)

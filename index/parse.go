@@ -3,7 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
-	"sync"
+	"runtime"
 	"unicode/utf8"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -22,11 +22,28 @@ type langParser struct {
 	names []string // capture names by index
 }
 
-// parserPool keeps parsers, with their compiled queries, from one Build to
-// the next: compiling the queries costs more than re-parsing the one file
-// an incremental build parses. A parser the pool drops is freed by the
-// bindings' finalizers.
-var parserPool = sync.Pool{New: func() any { return newParser() }}
+// idleParsers keeps parsers, with their compiled queries, from one Build
+// to the next: compiling the queries costs more than re-parsing the one
+// file an incremental build parses. (A sync.Pool would not do: every build
+// runs the collector, which empties it.)
+var idleParsers = make(chan *parser, 2*runtime.NumCPU())
+
+func getParser() *parser {
+	select {
+	case p := <-idleParsers:
+		return p
+	default:
+		return newParser()
+	}
+}
+
+func putParser(p *parser) {
+	select {
+	case idleParsers <- p:
+	default:
+		p.close()
+	}
+}
 
 func newParser() *parser {
 	return &parser{langs: map[string]*langParser{}, qc: sitter.NewQueryCursor()}
