@@ -108,6 +108,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return demoScreen(ctx, r, notices, dir, stderr)
 }
 
+// demoScripted is shown in every approval dialog of the demo: its model
+// follows a script written for the approvals it expects, so any other
+// answer leaves later turns acting on a state the script did not foresee.
+const demoScripted = "demo: the model is scripted — refusing or choosing another option takes it off its script"
+
 func demoDir(dir string) (string, error) {
 	if dir != "" {
 		return dir, nil
@@ -149,7 +154,7 @@ func startDemo(ctx context.Context, f demoFlags, dir string) (*run.Run, error) {
 
 // demoScreen shows the run in the workbench, then says where to look.
 func demoScreen(ctx context.Context, r *run.Run, notices []string, dir string, stderr io.Writer) error {
-	err := tui.Run(ctx, tui.Options{Events: r.Events(), Gate: r.Gate(), Cancel: r.Cancel, Title: "swe-adept demo", Notices: notices})
+	err := tui.Run(ctx, tui.Options{Events: r.Events(), Gate: r.Gate(), Cancel: r.Cancel, Title: "swe-adept demo", Notices: notices, ScriptedNote: demoScripted})
 	if err != nil {
 		r.Cancel()
 	}

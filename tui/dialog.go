@@ -141,13 +141,9 @@ func (d *dialog) chooseKey(k KeyMap, msg tea.KeyMsg) *event.Reply {
 func (d *dialog) editKey(k KeyMap, msg tea.KeyMsg) (*event.Reply, tea.Cmd) {
 	n := len(d.locs)
 	switch {
-	case key.Matches(msg, k.Confirm):
-		if slicesEqual(d.locs, d.orig) {
-			return &event.Reply{Decision: event.Approve}, nil
-		}
-		return &event.Reply{Decision: event.Choose, Choice: strings.Join(d.locs, "\n")}, nil
-	case key.Matches(msg, k.Approve):
-		return &event.Reply{Decision: event.Approve}, nil
+	case key.Matches(msg, k.Confirm, k.Approve):
+		// Both send the list as it stands: approving must not drop edits.
+		return d.editReply(), nil
 	case key.Matches(msg, k.Refuse):
 		return nil, d.startInput(modeReason, "why not? the agent reads this")
 	case key.Matches(msg, k.Add):
@@ -167,6 +163,14 @@ func (d *dialog) editKey(k KeyMap, msg tea.KeyMsg) (*event.Reply, tea.Cmd) {
 		d.choice++
 	}
 	return nil, nil
+}
+
+// editReply approves the list as offered, or chooses the edited one.
+func (d *dialog) editReply() *event.Reply {
+	if slicesEqual(d.locs, d.orig) {
+		return &event.Reply{Decision: event.Approve}
+	}
+	return &event.Reply{Decision: event.Choose, Choice: strings.Join(d.locs, "\n")}
 }
 
 func slicesEqual(a, b []string) bool {
@@ -196,9 +200,16 @@ func (d *dialog) headline() string {
 	return fmt.Sprintf("%s %s?", d.req.Action, d.req.Target)
 }
 
-// view draws the dialog's body lines for width w and height h.
-func (d *dialog) view(st Styles, k KeyMap, md *markdown, w, h int) []string {
-	out := []string{st.DialogTitle.Render("Approval: " + d.headline()), ""}
+// view draws the dialog's body lines for width w and height h; note, if
+// set, is a warning shown under the headline.
+func (d *dialog) view(st Styles, k KeyMap, note string, w, h int) []string {
+	out := []string{st.DialogTitle.Render("Approval: " + d.headline())}
+	for _, l := range wrap(note, w) {
+		if l != "" {
+			out = append(out, st.Note.Render(l))
+		}
+	}
+	out = append(out, "")
 	if d.req.Action == "bash" {
 		out = append(out, st.Bold.Render("$ "+d.req.Target), "")
 	}
@@ -207,7 +218,7 @@ func (d *dialog) view(st Styles, k KeyMap, md *markdown, w, h int) []string {
 		out = append(out, "")
 	}
 	foot := d.footer(st, k, w)
-	body := d.body(st, md, w)
+	body := d.body(st, w)
 	room := max(h-len(out)-len(foot), 1)
 	d.scroll = max(min(d.scroll, len(body)-room), 0)
 	end := min(d.scroll+room, len(body))
@@ -222,7 +233,7 @@ func (d *dialog) view(st Styles, k KeyMap, md *markdown, w, h int) []string {
 
 // body is the scrollable part: the location list, the options, or the
 // report and diff of what would change.
-func (d *dialog) body(st Styles, md *markdown, w int) []string {
+func (d *dialog) body(st Styles, w int) []string {
 	var out []string
 	if d.editing() {
 		for i, l := range d.locs {
@@ -238,8 +249,10 @@ func (d *dialog) body(st Styles, md *markdown, w int) []string {
 		return out
 	}
 	if r := strings.TrimSpace(d.req.Report); r != "" {
+		// The compare report is plain text laid out by lines and
+		// indentation; markdown would join and renumber its lines.
 		out = append(out, st.Bold.Render("Compare report"))
-		out = append(out, strings.Split(md.render(r, w), "\n")...)
+		out = append(out, preformatted(st, r, w)...)
 		out = append(out, "")
 	}
 	if p := strings.TrimSpace(d.req.Diff); p != "" {
@@ -268,13 +281,22 @@ func (d *dialog) footer(st Styles, k KeyMap, w int) []string {
 		return []string{"", st.Dim.Render("↑/↓ pick · enter choose · esc back")}
 	}
 	var parts []string
+	for _, b := range d.keys(k) {
+		parts = append(parts, st.StatusKey.Render(b.Help().Key)+" "+b.Help().Desc)
+	}
+	return append([]string{""}, joinWrapped(parts, " · ", w)...)
+}
+
+// keys is the keys the dialog answers to in its main mode.
+func (d *dialog) keys(k KeyMap) []key.Binding {
+	var out []key.Binding
 	for _, b := range k.dialogHelp(d.editing()) {
 		if b.Help() == k.Choose.Help() && len(d.req.Options) == 0 {
 			continue // nothing to choose from
 		}
-		parts = append(parts, st.StatusKey.Render(b.Help().Key)+" "+b.Help().Desc)
+		out = append(out, b)
 	}
-	return append([]string{""}, joinWrapped(parts, " · ", w)...)
+	return out
 }
 
 // joinWrapped joins parts with sep into lines of at most w cells, breaking

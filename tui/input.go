@@ -15,17 +15,18 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	if msg.Type == tea.KeyCtrlC {
 		return m.quit()
 	}
+	m.flash = "" // a status message lasts until the next key
 	switch {
 	case m.noting:
 		return m.noteKey(msg)
-	case m.dialog != nil:
-		return m.dialogKey(msg)
-	case m.showHelp:
+	case m.showHelp: // it may cover a dialog: the dialog waits
 		if key.Matches(msg, m.keys.Quit) {
 			return m.quit()
 		}
 		m.showHelp = false
 		return nil
+	case m.dialog != nil:
+		return m.dialogKey(msg)
 	}
 	if cmd, ok := m.globalKey(msg); ok {
 		return cmd
@@ -53,12 +54,7 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.Step):
 		m.step()
 	case key.Matches(msg, k.Note):
-		if m.opts.Gate == nil {
-			return nil, true
-		}
-		m.noting = true
-		m.note.Reset()
-		return m.note.Focus(), true
+		return m.startNote(), true
 	case key.Matches(msg, k.Follow):
 		m.followRun()
 	case key.Matches(msg, k.Final):
@@ -96,6 +92,24 @@ func (m *Model) step() {
 	g.Step()
 }
 
+// live reports whether an agent is still running to read notes.
+func (m *Model) live() bool {
+	return m.opts.Gate != nil && !m.opts.Replay && m.run.done == nil && !m.run.closed
+}
+
+// noNotes is the answer to a note no agent would read.
+const noNotes = "notes go to a live run"
+
+func (m *Model) startNote() tea.Cmd {
+	if !m.live() {
+		m.flash = noNotes
+		return nil
+	}
+	m.noting = true
+	m.note.Reset()
+	return m.note.Focus()
+}
+
 func (m *Model) noteKey(msg tea.KeyMsg) tea.Cmd {
 	switch msg.Type {
 	case tea.KeyEsc:
@@ -105,7 +119,12 @@ func (m *Model) noteKey(msg tea.KeyMsg) tea.Cmd {
 	case tea.KeyEnter:
 		m.noting = false
 		m.note.Blur()
-		if text := strings.TrimSpace(m.note.Value()); text != "" && m.opts.Gate != nil {
+		text := strings.TrimSpace(m.note.Value())
+		if text != "" && !m.live() {
+			m.flash = noNotes // the run ended while the note was typed
+			return nil
+		}
+		if text != "" {
 			m.opts.Gate.Note(text)
 			m.act.add(event.Event{Time: m.run.last, Agent: "you"}, "note: "+text, "note")
 		}
@@ -121,6 +140,10 @@ func (m *Model) noteKey(msg tea.KeyMsg) tea.Cmd {
 func (m *Model) dialogKey(msg tea.KeyMsg) tea.Cmd {
 	if m.dialog.mode == modeAsk && key.Matches(msg, m.keys.Quit) {
 		return m.quit()
+	}
+	if m.dialog.mode == modeAsk && key.Matches(msg, m.keys.Help) {
+		m.showHelp = true
+		return nil
 	}
 	rep, cmd := m.dialog.key(m.keys, msg)
 	if rep == nil {

@@ -60,6 +60,12 @@ func TestApprovalKeys(t *testing.T) {
 		{"edit drop", "edit_locations", []string{"a.py:f", "b.py:g", "c.py"}, []string{"d", "enter"}, "", event.Reply{Decision: event.Choose, Choice: "b.py:g\nc.py"}},
 		{"edit reorder", "edit_locations", []string{"a.py:f", "b.py:g"}, []string{"j", "K", "enter"}, "", event.Reply{Decision: event.Choose, Choice: "b.py:g\na.py:f"}},
 		{"edit add", "edit_locations", []string{"a.py:f"}, []string{"+"}, "z.py:h", event.Reply{Decision: event.Choose, Choice: "a.py:f\nz.py:h"}},
+		// "a" sends the list as edited, as enter does: it never drops edits.
+		{"edit unchanged a", "edit_locations", []string{"a.py:f", "b.py:g"}, []string{"a"}, "", event.Reply{Decision: event.Approve}},
+		{"edit drop a", "edit_locations", []string{"a.py:f", "b.py:g", "c.py"}, []string{"d", "a"}, "", event.Reply{Decision: event.Choose, Choice: "b.py:g\nc.py"}},
+		{"edit reorder a", "edit_locations", []string{"a.py:f", "b.py:g"}, []string{"j", "K", "a"}, "", event.Reply{Decision: event.Choose, Choice: "b.py:g\na.py:f"}},
+		{"edit move down a", "edit_locations", []string{"a.py:f", "b.py:g"}, []string{"J", "a"}, "", event.Reply{Decision: event.Choose, Choice: "b.py:g\na.py:f"}},
+		{"edit add a", "edit_locations", []string{"a.py:f"}, []string{"+", "z.py:h", "enter", "a"}, "", event.Reply{Decision: event.Choose, Choice: "a.py:f\nz.py:h"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

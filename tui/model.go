@@ -55,6 +55,7 @@ type Model struct {
 	noting   bool
 	help     help.Model
 	showHelp bool
+	flash    string // a short status message, cleared by the next key
 	run      runState
 	quitting bool
 }

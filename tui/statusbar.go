@@ -17,9 +17,12 @@ func (m *Model) statusBar() string {
 	}
 	left := strings.Join(m.statusParts(), m.st.Dim.Render(" · "))
 	room := m.width - ansi.StringWidth(left) - 2
-	keys := m.keys.ShortHelp()
+	keys := m.shownKeys().ShortHelp()
 	if m.dialog != nil {
-		keys = m.keys.dialogHelp(m.dialog.editing())
+		keys = m.dialog.keys(m.keys)
+		if m.dialog.mode == modeAsk { // elsewhere "?" is typed text
+			keys = append(keys, m.keys.Help)
+		}
 	}
 	right := shortHelp(m.st, keys, room)
 	gap := m.width - ansi.StringWidth(left) - ansi.StringWidth(right)
@@ -40,6 +43,9 @@ func (m *Model) statusParts() []string {
 	}
 	parts = append(parts, m.elapsed())
 	parts = append(parts, m.state())
+	if m.flash != "" {
+		parts = append(parts, st.StatusWarn.Render(m.flash))
+	}
 	return parts
 }
 
@@ -89,11 +95,26 @@ func (m *Model) elapsed() string {
 	return fmt.Sprintf("%02d:%02d", int(d.Minutes()), int(d.Seconds())%60)
 }
 
+// shownKeys is the key map as the help shows it: without the keys that do
+// nothing in this run (notes, pause and step once no agent is running).
+func (m *Model) shownKeys() KeyMap {
+	k := m.keys
+	if !m.live() {
+		k.Note.SetEnabled(false)
+		k.Pause.SetEnabled(false)
+		k.Step.SetEnabled(false)
+	}
+	return k
+}
+
 // shortHelp is as many key reminders as fit in room cells; the last ones
 // (help and quit) are kept longest.
 func shortHelp(st Styles, keys []key.Binding, room int) string {
 	var parts []string
 	for _, b := range keys {
+		if !b.Enabled() {
+			continue
+		}
 		parts = append(parts, st.StatusKey.Render(b.Help().Key)+" "+st.Dim.Render(b.Help().Desc))
 	}
 	for len(parts) > 0 {

@@ -32,6 +32,10 @@ type Options struct {
 	// Notices are shown first in the activity log: what the engineer should
 	// know before the run's own events (a missing tool, a fallback model).
 	Notices []string
+	// ScriptedNote, if set, is shown in every approval dialog: the demo's
+	// model follows a script, and answers other than the scripted ones take
+	// it off that script.
+	ScriptedNote string
 
 	Keys   KeyMap // zero: DefaultKeyMap
 	Styles Styles // zero: DefaultStyles

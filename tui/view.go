@@ -14,10 +14,10 @@ func (m *Model) View() string {
 	l := computeLayout(m.width, m.height)
 	var body string
 	switch {
+	case m.showHelp: // over the dialog too: "?" opens it there
+		body = m.helpView(l.body)
 	case m.dialog != nil:
 		body = m.dialogView(l.body)
-	case m.showHelp:
-		body = m.helpView(l.body)
 	case l.grid:
 		body = m.gridView(l)
 	default:
@@ -78,7 +78,7 @@ func (m *Model) dialogView(r rect) string {
 	h := min(r.h, max(r.h*4/5, 20))
 	box := rect{w, h}
 	in := box.inner()
-	lines := m.dialog.view(m.st, m.keys, m.diff.md, in.w-2, in.h)
+	lines := m.dialog.view(m.st, m.keys, m.opts.ScriptedNote, in.w-2, in.h)
 	for i, l := range lines {
 		lines[i] = " " + l
 	}
@@ -87,7 +87,7 @@ func (m *Model) dialogView(r rect) string {
 }
 
 func (m *Model) helpView(r rect) string {
-	groups := m.keys.FullHelp()
+	groups := m.shownKeys().FullHelp()
 	// Narrow screens get the columns in two rows so none is cut off.
 	rows := [][][]key.Binding{groups}
 	if r.w < 130 {

@@ -99,22 +99,26 @@ func TestDialogs(t *testing.T) {
 	edit := event.NewApproval("ap-edit", "edit_locations", "")
 	edit.Summary = "These are the ranked locations the resolution agent will start from."
 	edit.Options = []string{"shop/money.py:round_cents", "shop/pricing.py:line_total", "shop/cart.py:Cart.total"}
+	const scripted = "demo: the model is scripted — refusing or choosing another option takes it off its script"
 	cases := []struct {
 		name string
 		req  *event.ApprovalRequest
 		keys []string
+		note string
 	}{
-		{"revert", reqs["revert_to"], nil},
-		{"merge", reqs["merge_solution"], nil},
-		{"merge_choose", reqs["merge_solution"], []string{"c"}},
-		{"merge_refuse", reqs["merge_solution"], []string{"r", "H", "1"}},
-		{"bash", bash, nil},
-		{"edit_locations", edit, []string{"j", "K"}},
+		{"revert", reqs["revert_to"], nil, ""},
+		{"merge", reqs["merge_solution"], nil, ""},
+		{"merge_choose", reqs["merge_solution"], []string{"c"}, ""},
+		{"merge_refuse", reqs["merge_solution"], []string{"r", "H", "1"}, ""},
+		{"bash", bash, nil, ""},
+		{"edit_locations", edit, []string{"j", "K"}, ""},
+		// The demo's own merge: its compare report as memory writes it.
+		{"merge_demo", demoRequest(t, "merge_solution"), nil, scripted},
 	}
 	for _, c := range cases {
 		for _, sz := range sizes {
 			t.Run(fmt.Sprintf("%s/%dx%d", c.name, sz.w, sz.h), func(t *testing.T) {
-				m := testModel(sz.w, sz.h, Options{})
+				m := testModel(sz.w, sz.h, Options{ScriptedNote: c.note})
 				feed(m, upTo(all, isPhase("resolve"))...)
 				feed(m, event.Event{Type: event.Approval, Agent: "resolve", Approval: c.req})
 				for _, k := range c.keys {
