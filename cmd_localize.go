@@ -53,10 +53,7 @@ func parseLocalizeFlags(args []string) (localizeFlags, error) {
 	case f.iterations <= 0:
 		return f, usagef("--max-iterations must be positive, not %d", f.iterations)
 	}
-	if info, err := os.Stat(f.repo); err != nil || !info.IsDir() {
-		return f, usagef("--repo %s: not a directory", f.repo)
-	}
-	return f, nil
+	return f, checkDir("--repo", f.repo)
 }
 
 func runLocalize(ctx context.Context, args []string) error {
@@ -86,7 +83,8 @@ func runLocalize(ctx context.Context, args []string) error {
 	loc, runErr := localize.Run(ctx, localize.Config{Index: ix, Searcher: s, Model: model, Bus: bus, Issue: issue, MaxIterations: f.iterations})
 	bus.Close()
 	done.Wait()
-	if loc == nil {
+	if loc == nil || (runErr != nil && len(loc.Files) == 0 && len(loc.Functions) == 0) {
+		// Nothing was found: keep whatever an earlier run left at --out.
 		return runErr
 	}
 	if err := loc.Save(f.out); err != nil {

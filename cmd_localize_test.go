@@ -76,3 +76,44 @@ func TestReadIssueStdin(t *testing.T) {
 		t.Error("a missing issue file must fail")
 	}
 }
+
+func TestLocalizeFailureKeepsEarlierLocations(t *testing.T) {
+	// A server that refuses the connection: the model call fails at once.
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	t.Setenv("SWE_ADEPT_MODEL_ATTEMPTS", "1")
+	out := filepath.Join(t.TempDir(), "locations.json")
+	if err := os.WriteFile(out, []byte(`{"files":["kept.py"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--repo", filepath.Join("testdata", "localize", "shop"), "--issue", filepath.Join("testdata", "localize", "issue.md"),
+		"--model", "some-model", "--out", out}
+	if err := runLocalize(context.Background(), args); err == nil {
+		t.Fatal("a failed model call must fail the command")
+	}
+	if b, _ := os.ReadFile(out); string(b) != `{"files":["kept.py"]}` {
+		t.Errorf("locations.json was overwritten with %s", b)
+	}
+}
+
+func TestCheckDir(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ path, want string }{
+		{t.TempDir(), ""},
+		{filepath.Join(t.TempDir(), "nope"), "no such folder"},
+		{file, "a file, not a folder"},
+	}
+	for _, tt := range tests {
+		err := checkDir("--repo", tt.path)
+		if (tt.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("checkDir(%s) = %v, want %q", tt.path, err, tt.want)
+		}
+		var ue usageError
+		if err != nil && !errors.As(err, &ue) {
+			t.Errorf("checkDir(%s) must be a usage error (exit 2)", tt.path)
+		}
+	}
+}
