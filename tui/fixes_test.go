@@ -116,11 +116,12 @@ func TestNotesNeedALiveRun(t *testing.T) {
 		replay bool
 		msgs   []tea.Msg
 		live   bool
+		pause  bool // a replay's player waits on the gate: p still works
 	}{
-		{"live", false, nil, true},
-		{"replay", true, nil, false},
-		{"done", false, []tea.Msg{eventMsg{done}}, false},
-		{"events closed", false, []tea.Msg{eventsClosed{}}, false},
+		{"live", false, nil, true, true},
+		{"replay", true, nil, false, true},
+		{"done", false, []tea.Msg{eventMsg{done}}, false, false},
+		{"events closed", false, []tea.Msg{eventsClosed{}}, false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -131,6 +132,9 @@ func TestNotesNeedALiveRun(t *testing.T) {
 			}
 			if got := strings.Contains(m.statusBar(), "n note"); got != c.live {
 				t.Errorf("status bar offers n: %v, want %v: %q", got, c.live, m.statusBar())
+			}
+			if got := strings.Contains(m.statusBar(), "p pause"); got != c.pause {
+				t.Errorf("status bar offers p: %v, want %v: %q", got, c.pause, m.statusBar())
 			}
 			m.Update(press("?"))
 			if got := strings.Contains(m.View(), "note to the agent"); got != c.live {

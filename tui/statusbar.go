@@ -96,11 +96,14 @@ func (m *Model) elapsed() string {
 }
 
 // shownKeys is the key map as the help shows it: without the keys that do
-// nothing in this run (notes, pause and step once no agent is running).
+// nothing in this run. Notes need a live agent; pause and step need a gate
+// (a replay has one: its player waits on it) and a run not yet over.
 func (m *Model) shownKeys() KeyMap {
 	k := m.keys
 	if !m.live() {
 		k.Note.SetEnabled(false)
+	}
+	if m.opts.Gate == nil || m.run.done != nil || m.run.closed {
 		k.Pause.SetEnabled(false)
 		k.Step.SetEnabled(false)
 	}
