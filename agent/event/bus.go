@@ -12,12 +12,13 @@ import (
 // it, and fans it out to subscribers. Persist, then publish: a crash never
 // shows the engineer what was not saved.
 type Bus struct {
-	mu     sync.Mutex
-	seq    int
-	log    io.Writer
-	subs   []chan Event
-	closed bool
-	now    func() time.Time
+	mu      sync.Mutex
+	seq     int
+	log     io.Writer
+	subs    []chan Event
+	closed  bool
+	now     func() time.Time
+	dropped int
 }
 
 // NewBus returns a bus that appends every event as a JSON line to log (nil: no log).
@@ -51,9 +52,32 @@ func (b *Bus) Emit(e Event) Event {
 		}
 	}
 	for _, ch := range b.subs {
-		ch <- e
+		b.send(ch, e)
 	}
 	return e
+}
+
+// send hands e to one subscriber. A subscriber whose buffer is full (it
+// stopped reading) loses ordinary events rather than stalling the agents;
+// events.jsonl still has them. Terminal events (approvals, errors, done)
+// are never dropped: they wait for room.
+func (b *Bus) send(ch chan Event, e Event) {
+	if e.Terminal() {
+		ch <- e
+		return
+	}
+	select {
+	case ch <- e:
+	default:
+		b.dropped++
+	}
+}
+
+// Dropped is how many events full subscribers lost.
+func (b *Bus) Dropped() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.dropped
 }
 
 // Close ends every subscription.

@@ -118,3 +118,38 @@ func TestGatePauseStepResume(t *testing.T) {
 		t.Errorf("notes = %v; want two, then none", n)
 	}
 }
+
+func TestBusDoesNotStallOnAStuckSubscriber(t *testing.T) {
+	b := NewBus(nil)
+	stuck := b.Subscribe() // never read until the end
+	live := b.Subscribe()
+	go func() {
+		for range live {
+		}
+	}()
+	done := make(chan struct{})
+	go func() {
+		for i := 0; i < 5000; i++ {
+			b.Emit(Event{Type: ToolCall})
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("emitting stalled behind a subscriber that stopped reading")
+	}
+	if b.Dropped() != 5000-cap(stuck) {
+		t.Errorf("dropped %d, want %d", b.Dropped(), 5000-cap(stuck))
+	}
+	<-stuck // make room: a terminal event waits for it rather than being dropped
+	b.Emit(Event{Type: Done})
+	b.Close()
+	var last Event
+	for e := range stuck {
+		last = e
+	}
+	if last.Type != Done {
+		t.Errorf("the stuck subscriber's last event is %s, want done", last.Type)
+	}
+}
