@@ -131,10 +131,16 @@ func printIndexJSON(w io.Writer, st index.Stats) error {
 
 func printIndexSummary(w io.Writer, root string, st index.Stats) {
 	fmt.Fprintf(w, "indexed %s\n", root)
+	if st.Files == 0 {
+		fmt.Fprintf(w, "  no source files found (indexed languages: Python, Go)\n")
+	}
 	fmt.Fprintf(w, "  files    %d (%s)\n", st.Files, joinCounts(st.Languages))
 	fmt.Fprintf(w, "  units    %d, edges %d\n", st.Units, st.Edges)
 	fmt.Fprintf(w, "  calls    %d resolved, %d unresolved (%s resolved)\n",
 		st.ResolvedCalls, st.UnresolvedCalls, percent(st.ResolvedCalls, st.ResolvedCalls+st.UnresolvedCalls))
+	if len(st.Degraded) > 0 {
+		fmt.Fprintf(w, "  indexed with problems: %s\n", joinCounts(st.Degraded))
+	}
 	if len(st.Skipped) > 0 {
 		fmt.Fprintf(w, "  skipped  %s\n", joinCounts(st.Skipped))
 	}

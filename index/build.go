@@ -82,8 +82,9 @@ func Build(ctx context.Context, root string, opts Options) (*Index, error) {
 	tAssemble := time.Now()
 	st := &ix.stats
 	st.Skipped = skipped
+	st.Degraded = map[string]int{}
 	for _, f := range res.files {
-		countFlags(st.Skipped, f.Flags)
+		countFlags(st.Degraded, f.Flags)
 	}
 	for reason, n := range res.skipped {
 		st.Skipped[reason] += n
@@ -118,15 +119,15 @@ func checkRoot(root string) (string, error) {
 	return abs, nil
 }
 
-func countFlags(skipped map[string]int, flags uint8) {
+func countFlags(degraded map[string]int, flags uint8) {
 	if flags&flagSyntaxError != 0 {
-		skipped[SkipSyntaxError]++
+		degraded[SkipSyntaxError]++
 	}
 	if flags&flagNonUTF8 != 0 {
-		skipped[SkipNonUTF8]++
+		degraded[SkipNonUTF8]++
 	}
 	if flags&flagTooLarge != 0 {
-		skipped[SkipTooLarge]++
+		degraded[SkipTooLarge]++
 	}
 }
 

@@ -73,6 +73,7 @@ func dump(ix *Index) string {
 		st.Files, st.Units, st.Edges, st.ResolvedCalls, st.UnresolvedCalls, st.Lines)
 	fmt.Fprintf(&b, "languages %s\n", sortedCounts(st.Languages))
 	fmt.Fprintf(&b, "skipped %s\n", sortedCounts(st.Skipped))
+	fmt.Fprintf(&b, "degraded %s\n", sortedCounts(st.Degraded))
 	return b.String()
 }
 

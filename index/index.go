@@ -78,10 +78,13 @@ type Stats struct {
 	Edges           int            `json:"edges"`
 	ResolvedCalls   int            `json:"resolved_calls"`
 	UnresolvedCalls int            `json:"unresolved_calls"`
-	Skipped         map[string]int `json:"skipped"` // reason -> count
-	Seconds         float64        `json:"seconds"`
-	Cache           string         `json:"cache"` // cold, warm or incremental
-	Languages       map[string]int `json:"languages"`
-	Lines           int            `json:"lines"`
-	Parsed          int            `json:"parsed"` // files parsed this run (the rest came from cache)
+	Skipped         map[string]int `json:"skipped"` // reason -> count of files not indexed
+	// Degraded counts files indexed despite a problem: a syntax error (what
+	// parses is kept), non-UTF-8 text, or a size over the limit (plain chunks).
+	Degraded  map[string]int `json:"degraded,omitempty"`
+	Seconds   float64        `json:"seconds"`
+	Cache     string         `json:"cache"` // cold, warm or incremental
+	Languages map[string]int `json:"languages"`
+	Lines     int            `json:"lines"`
+	Parsed    int            `json:"parsed"` // files parsed this run (the rest came from cache)
 }

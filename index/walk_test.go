@@ -142,8 +142,8 @@ func TestBuildLargeFileIsChunkedNotParsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	f, _ := ix.File("big.py")
-	if len(f.Units) != 1 || ix.Stats().Skipped[SkipTooLarge] != 1 {
-		t.Fatalf("big.py units %v, skipped %v; want one chunk and too_large counted", f.Units, ix.Stats().Skipped)
+	if len(f.Units) != 1 || ix.Stats().Degraded[SkipTooLarge] != 1 || ix.Stats().Skipped[SkipTooLarge] != 0 {
+		t.Fatalf("big.py units %v, degraded %v; want one chunk and too_large counted as indexed with a problem", f.Units, ix.Stats().Degraded)
 	}
 	big = strings.Repeat("x = 1\n", 450)
 	writeFiles(t, root, map[string]string{"big.py": big})
