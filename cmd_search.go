@@ -56,6 +56,9 @@ func runSearch(ctx context.Context, w io.Writer, args []string) error {
 	if err := checkSearchTool(tool); err != nil {
 		return err
 	}
+	if err := checkDir("--repo", f.repo); err != nil {
+		return err
+	}
 	ix, err := index.Build(ctx, f.repo, index.Options{})
 	if err != nil {
 		return fmt.Errorf("search %s: %w", f.repo, err)

@@ -16,6 +16,10 @@ func (s *Searcher) FindChildUnit(a FindChildUnitArgs) Result {
 	if i := strings.Index(name, ":"); i > 0 {
 		fp, name = name[:i], strings.ReplaceAll(strings.TrimLeft(name[i+1:], ":"), "::", ".")
 	}
+	if strings.TrimSpace(fp) == "" && looksLikePath(name) {
+		// A path alone names the file: list its units (or say it is not there).
+		fp, name = name, ""
+	}
 	query := strings.TrimSpace(fp) + ":" + name
 	if strings.TrimSpace(fp) == "" {
 		return failure(tool, query, s.childNeedsFile(name))

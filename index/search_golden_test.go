@@ -109,6 +109,8 @@ var shopCalls = []call{
 	{"err_child_missing", ToolFindChildUnit, `{"definition_name": "Order.remove_line", "file_path": "shop/orders/models.py"}`},
 	{"err_child_ambiguous_name", ToolFindChildUnit, `{"definition_name": "total", "file_path": "shop/orders/models.py"}`},
 	{"err_child_no_file_arg", ToolFindChildUnit, `{"definition_name": "send"}`},
+	{"child_path_only", ToolFindChildUnit, `{"definition_name": "shop/payments.py"}`},
+	{"err_child_path_only_missing", ToolFindChildUnit, `{"definition_name": "nosuch.py"}`},
 	{"err_child_bad_file", ToolFindChildUnit, `{"definition_name": "send", "file_path": "shop/gateway.py"}`},
 
 	{"err_call_bad_json", ToolFindCodeDef, `{"definition_name": "Order"`},
