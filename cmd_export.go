@@ -3,12 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/swe-adept/swe-adept/agent/atomicfile"
 	"github.com/swe-adept/swe-adept/agent/export"
 	"github.com/swe-adept/swe-adept/agent/replay"
 )
@@ -63,7 +62,7 @@ func runExport(ctx context.Context, args []string) error {
 		_, err = os.Stdout.Write(buf.Bytes())
 		return err
 	}
-	return writeFileAtomic(*out, buf.Bytes())
+	return atomicfile.Write(*out, buf.Bytes())
 }
 
 func validFormat(f string) bool {
@@ -73,22 +72,4 @@ func validFormat(f string) bool {
 		}
 	}
 	return false
-}
-
-// writeFileAtomic writes data to path through a temporary file beside it,
-// so a reader never sees half an export.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	_, werr := tmp.Write(data)
-	if err := errors.Join(werr, tmp.Close()); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

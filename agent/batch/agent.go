@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/swe-adept/swe-adept/agent/atomicfile"
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/localize"
@@ -158,6 +159,6 @@ func copyFolder(src, dst string) error {
 		if err != nil {
 			return fmt.Errorf("copy run folder: %w", err)
 		}
-		return writeFile(target, b)
+		return atomicfile.Write(target, b)
 	})
 }

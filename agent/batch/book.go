@@ -12,6 +12,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/swe-adept/swe-adept/agent/atomicfile"
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/swebench"
 )
@@ -120,7 +121,7 @@ func (b *book) save() error {
 	} else {
 		errs = append(errs, b.writePreds())
 	}
-	errs = append(errs, writeJSON(filepath.Join(b.cfg.OutDir, SummaryFile), b.summaryLocked()))
+	errs = append(errs, atomicfile.WriteJSON(filepath.Join(b.cfg.OutDir, SummaryFile), b.summaryLocked()))
 	return errors.Join(errs...)
 }
 
@@ -151,10 +152,10 @@ func (b *book) writePreds() error {
 		lines.WriteByte('\n')
 		dict[r.InstanceID] = p
 	}
-	if err := writeFile(filepath.Join(b.cfg.OutDir, PredsJSONL), lines.Bytes()); err != nil {
+	if err := atomicfile.Write(filepath.Join(b.cfg.OutDir, PredsJSONL), lines.Bytes()); err != nil {
 		return err
 	}
-	return writeJSON(filepath.Join(b.cfg.OutDir, PredsJSON), dict)
+	return atomicfile.WriteJSON(filepath.Join(b.cfg.OutDir, PredsJSON), dict)
 }
 
 func (b *book) writeLocOutputs() error {
@@ -167,7 +168,7 @@ func (b *book) writeLocOutputs() error {
 		lines.Write(line)
 		lines.WriteByte('\n')
 	}
-	return writeFile(filepath.Join(b.cfg.OutDir, LocOutputs), lines.Bytes())
+	return atomicfile.Write(filepath.Join(b.cfg.OutDir, LocOutputs), lines.Bytes())
 }
 
 func marshal(v any) ([]byte, error) {

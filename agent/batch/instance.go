@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/swe-adept/swe-adept/agent/atomicfile"
 	"github.com/swe-adept/swe-adept/agent/swebench"
 )
 
@@ -49,7 +50,7 @@ func runOne(ctx context.Context, cfg Config, in swebench.Instance) (rec Record, 
 		return rec, save(cfg, rec, stage, final, work)
 	}
 	task := in.Task()
-	if err := writeJSON(filepath.Join(stage, InstanceFile), instanceMeta{task.InstanceID, task.Repo, task.BaseCommit}); err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(stage, InstanceFile), instanceMeta{task.InstanceID, task.Repo, task.BaseCommit}); err != nil {
 		rec.Status, rec.Message = StatusError, err.Error()
 		return rec, save(cfg, rec, stage, final, work)
 	}
@@ -159,13 +160,13 @@ func writePatch(stage, patch string, localizeOnly bool) error {
 	if _, err := os.Stat(p); err == nil || localizeOnly {
 		return nil
 	}
-	return writeFile(p, []byte(patch))
+	return atomicfile.Write(p, []byte(patch))
 }
 
 // save writes done.json into the staging folder and moves the folder into
 // place in one rename, so runs/<id> is either absent or complete.
 func save(cfg Config, rec Record, stage, final, work string) bool {
-	if err := writeJSON(filepath.Join(stage, DoneFile), rec); err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(stage, DoneFile), rec); err != nil {
 		slog.Error("save instance", "instance", rec.InstanceID, "err", err)
 		return false
 	}
@@ -196,30 +197,4 @@ func loadRecord(runDir string) (Record, error) {
 		return rec, fmt.Errorf("read %s: %w", filepath.Join(runDir, DoneFile), err)
 	}
 	return rec, nil
-}
-
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
-	}
-	return writeFile(path, append(b, '\n'))
-}
-
-// writeFile writes through a temporary file and a rename, so a reader (or
-// a batch killed mid-write) never sees half a file.
-func writeFile(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
-	if err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	_, werr := tmp.Write(data)
-	if err := errors.Join(werr, tmp.Close()); err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	return nil
 }

@@ -11,9 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/swe-adept/swe-adept/agent/atomicfile"
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/tool"
@@ -58,24 +58,8 @@ type Locations struct {
 
 // Save writes the locations as indented JSON, atomically.
 func (l *Locations) Save(path string) error {
-	b, err := json.MarshalIndent(l, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode locations: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".locations-*.json")
-	if err != nil {
-		return fmt.Errorf("save locations %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save locations %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("save locations %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("save locations %s: %w", path, err)
+	if err := atomicfile.WriteJSON(path, l); err != nil {
+		return fmt.Errorf("save locations: %w", err)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/swe-adept/swe-adept/agent/atomicfile"
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/resolve"
@@ -50,7 +51,7 @@ func (r *Run) finish(parent context.Context, st *state, runErr error) {
 		r.emit(event.Event{Type: event.Error, Text: resolve.Scrub(runErr.Error(), r.secrets)})
 	}
 	priced := r.total(sum)
-	if err := writeJSON(filepath.Join(r.Dir, SummaryFile), sum); err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(r.Dir, SummaryFile), sum); err != nil {
 		slog.Error("save summary", "run", r.ID, "err", err)
 	}
 	r.emit(event.Event{Type: event.PhaseChanged, Phase: "done"})
@@ -102,7 +103,7 @@ func (r *Run) savePatch(ctx context.Context, st *state) error {
 		}
 	}
 	path := filepath.Join(r.Dir, PatchFile)
-	if err := writeFile(path, []byte(patch)); err != nil {
+	if err := atomicfile.Write(path, []byte(patch)); err != nil {
 		return err
 	}
 	st.sum.Dropped, st.sum.Merged, st.sum.Stat = dropped, st.merged, patchStat(patch)

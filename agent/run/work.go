@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/swe-adept/swe-adept/agent/atomicfile"
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/hyp"
 	"github.com/swe-adept/swe-adept/agent/llm"
@@ -111,7 +112,7 @@ func (r *Run) saveMeta(st *state) error {
 	if lm := r.localizeModel(); lm != nil {
 		m.Localize = lm.Name()
 	}
-	return writeJSON(filepath.Join(r.Dir, MetaFile), m)
+	return atomicfile.WriteJSON(filepath.Join(r.Dir, MetaFile), m)
 }
 
 // locate indexes and localizes, or takes the given or saved locations.
@@ -236,7 +237,7 @@ func (r *Run) scratch(ctx context.Context, ws *workspace) []string {
 
 func (r *Run) saveTranscript(st *state, msgs []llm.Message) {
 	st.transcrpt.Resolve = scrubMessages(msgs, r.secrets)
-	if err := writeJSON(filepath.Join(r.Dir, TranscriptFile), st.transcrpt); err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(r.Dir, TranscriptFile), st.transcrpt); err != nil {
 		slog.Warn("save transcript", "run", r.ID, "err", err)
 	}
 }
