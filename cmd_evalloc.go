@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/swe-adept/swe-adept/agent/evalloc"
 	"github.com/swe-adept/swe-adept/agent/localize"
@@ -76,22 +75,7 @@ func loadInstances(path, only string, limit int) ([]swebench.Instance, error) {
 	for _, b := range bad {
 		fmt.Fprintf(os.Stderr, "%s: skipped %v\n", path, b)
 	}
-	if only != "" {
-		want := map[string]bool{}
-		for _, id := range strings.Split(only, ",") {
-			want[strings.TrimSpace(id)] = true
-		}
-		var kept []swebench.Instance
-		for _, in := range list {
-			if want[in.InstanceID] {
-				kept = append(kept, in)
-			}
-		}
-		list = kept
-	}
-	if limit > 0 && len(list) > limit {
-		list = list[:limit]
-	}
+	list = pickInstances(list, only, limit)
 	if len(list) == 0 {
 		return nil, fmt.Errorf("no instances to run in %s", path)
 	}
