@@ -31,13 +31,13 @@ type FindFileArgs struct {
 
 // FindCodeDefArgs are find_code_def's parameters.
 type FindCodeDefArgs struct {
-	DefinitionName string `json:"definition_name" description:"Class or function name, Class.method, module.path.func, or a full id path:Qualified.name. Falls back to regex, then fuzzy matching. Leave empty with file_path to list that file's units."`
+	DefinitionName string `json:"definition_name,omitempty" description:"Class or function name, Class.method, module.path.func, or a full id path:Qualified.name. Falls back to regex, then fuzzy matching. Leave empty with file_path to list that file's units."`
 	FilePath       string `json:"file_path,omitempty" description:"Only search in this file (or folder)."`
 }
 
 // FindCodeContentArgs are find_code_content's parameters.
 type FindCodeContentArgs struct {
-	Content   string `json:"content" description:"An identifier (matches its camelCase, snake_case, kebab-case and UPPER_CASE variants) or an exact code snippet (whitespace-tolerant). Leave empty with file_path, start_line and end_line to show those lines."`
+	Content   string `json:"content,omitempty" description:"An identifier (matches its camelCase, snake_case, kebab-case and UPPER_CASE variants) or an exact code snippet (whitespace-tolerant). Leave empty with file_path, start_line and end_line to show those lines."`
 	FilePath  string `json:"file_path,omitempty" description:"Only search in this file (or folder)."`
 	StartLine int    `json:"start_line,omitempty" description:"First line (1-based) of the span to search or show; needs file_path."`
 	EndLine   int    `json:"end_line,omitempty" description:"Last line (inclusive) of the span to search or show; needs file_path."`

@@ -24,24 +24,6 @@ const dedupeAdvice = "Try a child unit from a preview, another entry point, or f
 // FinishArgs are finish_search's parameters: none.
 type FinishArgs struct{}
 
-// DefArgs are find_code_def's parameters. They mirror
-// index.FindCodeDefArgs with definition_name optional: empty is meaningful
-// (list a file's units), and the tool registry treats an empty required
-// argument as missing.
-type DefArgs struct {
-	DefinitionName string `json:"definition_name,omitempty" description:"Class or function name, Class.method, module.path.func, or a full id path:Qualified.name. Falls back to regex, then fuzzy matching. Leave empty with file_path to list that file's units."`
-	FilePath       string `json:"file_path,omitempty" description:"Only search in this file (or folder)."`
-}
-
-// ContentArgs are find_code_content's parameters, mirroring
-// index.FindCodeContentArgs with content optional (empty shows a span).
-type ContentArgs struct {
-	Content   string `json:"content,omitempty" description:"An identifier (matches its camelCase, snake_case, kebab-case and UPPER_CASE variants) or an exact code snippet (whitespace-tolerant). Leave empty with file_path, start_line and end_line to show those lines."`
-	FilePath  string `json:"file_path,omitempty" description:"Only search in this file (or folder)."`
-	StartLine int    `json:"start_line,omitempty" description:"First line (1-based) of the span to search or show; needs file_path."`
-	EndLine   int    `json:"end_line,omitempty" description:"Last line (inclusive) of the span to search or show; needs file_path."`
-}
-
 func (a *agent) searchTools() *tool.Registry {
 	s := a.cfg.Searcher
 	return tool.NewRegistry(
@@ -52,13 +34,13 @@ func (a *agent) searchTools() *tool.Registry {
 			}),
 		tool.New(ToolFindCodeDef,
 			"Search a class or function definition by exact name, falling back to regex and fuzzy matching; or list a file's units. Returns ranked units with path, line span, child-unit ids and a concise preview (signature plus the lines that reach each child).",
-			func(_ context.Context, p DefArgs) (tool.Output, error) {
-				return a.observe(s.FindCodeDef(index.FindCodeDefArgs(p)), false), nil
+			func(_ context.Context, p index.FindCodeDefArgs) (tool.Output, error) {
+				return a.observe(s.FindCodeDef(p), false), nil
 			}),
 		tool.New(ToolFindCodeContent,
 			"Search an identifier (robust to camelCase/snake_case variants) or an exact code snippet; or show a span of lines. Returns each match's containing unit with path, line span, child-unit ids and a preview with the matched lines.",
-			func(_ context.Context, p ContentArgs) (tool.Output, error) {
-				return a.observe(s.FindCodeContent(index.FindCodeContentArgs(p)), false), nil
+			func(_ context.Context, p index.FindCodeContentArgs) (tool.Output, error) {
+				return a.observe(s.FindCodeContent(p), false), nil
 			}),
 		tool.New(ToolFindChildUnit,
 			"Open one child unit listed in a preview, by its file path and qualified name (the child id path:Qualified.name split at the colon). Returns its path, line span, its own child-unit ids and preview. Use it to follow one dependency path depth-first.",
