@@ -98,7 +98,7 @@ func (f *Families) revertRequest(ctx context.Context, h *memory.Hypothesis, t *m
 // both, a new one forked from the source. The steps up to the checkpoint are
 // copied with their hashes, so the new branch's history reads as a plan.
 func (f *Families) continuation(src *memory.Hypothesis, upTo *memory.Todo, branch string) (*memory.Hypothesis, error) {
-	target := f.branchless()
+	target := f.mem.NextToStart()
 	if target == nil {
 		return f.mem.Fork(src.ID, upTo.ID, "", branch)
 	}

@@ -67,7 +67,7 @@ func (f *Families) StartHypothesis(ctx context.Context, branch string) (tool.Out
 	if f.mem.Base == "" {
 		return advice("start_hypothesis: no common working base yet; call init_base first"), nil
 	}
-	h := f.branchless()
+	h := f.mem.NextToStart()
 	if h == nil {
 		return advice("start_hypothesis: every hypothesis already has a branch; add a new one with update_hypothesis (and make it current with update_todo) first\n\n%s", f.mem.HypothesisOverview()), nil
 	}
@@ -138,20 +138,6 @@ func (f *Families) recordCheckpoint(ctx context.Context, h *memory.Hypothesis, t
 	return tool.Output{Text: text, Summary: fmt.Sprintf("checkpoint %s %s/%s", short(hash), h.ID, t.ID)}, nil
 }
 
-// branchless is the hypothesis a new branch goes to: the current one when it
-// has none, else the most confident open one without a branch.
-func (f *Families) branchless() *memory.Hypothesis {
-	if h := f.mem.CurrentHypothesis(); h != nil && h.Branch == "" {
-		return h
-	}
-	for _, h := range f.mem.Active() {
-		if h.Branch == "" && !h.Status.Done() {
-			return h
-		}
-	}
-	return nil
-}
-
 // newBranch checks a branch name the model chose and maps it into the run's namespace.
 func (f *Families) newBranch(ctx context.Context, op, name string) (string, tool.Output, bool) {
 	if strings.TrimSpace(name) == "" {
@@ -196,11 +182,10 @@ func (f *Families) putAside(ctx context.Context, name string) (string, error) {
 	return fmt.Sprintf("\nUncommitted changes were put aside as %s (nothing is lost).", short(saved)), nil
 }
 
+// assign puts a hypothesis on its branch (current, and in progress if it
+// was pending), then saves and publishes.
 func (f *Families) assign(ctx context.Context, h *memory.Hypothesis, branch string) error {
-	if err := f.mem.SetBranch(h.ID, branch); err != nil {
-		return err
-	}
-	if err := f.mem.SetCurrent(h.ID); err != nil {
+	if err := f.mem.Start(h.ID, branch); err != nil {
 		return err
 	}
 	return f.commit(ctx)
