@@ -19,6 +19,7 @@ type extraction struct {
 	src   []byte
 	names []string // capture names by capture index
 	qc    *sitter.QueryCursor
+	recs  []uint32 // a native scanner's records, instead of qc
 	out   *rawFile
 
 	defs  []def
@@ -62,6 +63,14 @@ func (x *extraction) capture(m *sitter.QueryMatch, name string) *sitter.Node {
 // lineOf is the 1-based line a node starts on.
 func lineOf(n *sitter.Node) int { return int(n.StartPoint().Row) + 1 }
 
+// endLine is endLineOf from a node's start row and end point.
+func endLine(startRow, endRow, endCol uint32) int {
+	if endCol == 0 && endRow > startRow {
+		return int(endRow)
+	}
+	return int(endRow) + 1
+}
+
 // endLineOf is the 1-based last line a node covers; a node that ends at the
 // very start of a line does not cover that line.
 func endLineOf(n *sitter.Node) int {
@@ -75,6 +84,14 @@ func endLineOf(n *sitter.Node) int {
 // text is the source under a node, shared with src (no copy).
 func (x *extraction) text(n *sitter.Node) []byte {
 	s, e := n.StartByte(), n.EndByte()
+	if int(e) > len(x.src) || s > e {
+		return nil
+	}
+	return x.src[s:e]
+}
+
+// span is the source between two byte offsets, as text is for a node.
+func (x *extraction) span(s, e uint32) []byte {
 	if int(e) > len(x.src) || s > e {
 		return nil
 	}

@@ -18,6 +18,9 @@ type language struct {
 	// query is compiled once per parser goroutine (queries are not shared
 	// across threads by the bindings).
 	query string
+	// native languages are parsed and scanned by their own C scanner, which
+	// fills extraction.recs, instead of by query.
+	native bool
 	// extract turns one parsed file into raw units, calls and imports.
 	extract func(x *extraction)
 	// resolve links the calls of this language's files once every file is

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/python"
 )
 
@@ -12,57 +11,47 @@ var pythonLang = &language{
 	name:    "python",
 	exts:    []string{".py"},
 	grammar: python.GetLanguage,
-	query: `
-(function_definition name: (identifier) @name) @function
-(class_definition name: (identifier) @name) @class
-(decorated_definition) @decorated
-(call function: (_) @call)
-(import_statement) @import
-(import_from_statement) @import_from
-(assignment left: (_) @var right: (call function: (_) @callee))
-`,
+	// native: parsed and scanned in C (pyscan.go), not by a query.
+	native:  true,
 	extract: extractPython,
 	resolve: resolvePython,
 }
 
-// Pattern indexes of pythonLang.query, in order.
-const (
-	pyFunction = iota
-	pyClass
-	pyDecorated
-	pyCall
-	pyImport
-	pyImportFrom
-	pyAssign
-)
+// decoration is where a decorated definition's decorators begin.
+type decoration struct {
+	start uint32
+	line  int
+}
 
+// extractPython reads the scanner's records (see pyscan.go) in document
+// order.
 func extractPython(x *extraction) {
-	decorated := map[uint32]*sitter.Node{} // definition start byte -> decorated_definition
-	for {
-		m, ok := x.qc.NextMatch()
-		if !ok {
-			break
-		}
-		switch m.PatternIndex {
-		case pyFunction, pyClass:
-			x.pyDef(m)
-		case pyDecorated:
-			n := m.Captures[0].Node
-			if d := n.ChildByFieldName("definition"); d != nil {
-				decorated[d.StartByte()] = n
-			}
-		case pyCall:
-			n := m.Captures[0].Node
-			if n.EndByte()-n.StartByte() == 5 && string(x.text(n)) == "super" {
+	decorated := map[uint32]decoration{} // definition start byte -> its decorators
+	r := x.recs
+	for i := 0; i < len(r); {
+		switch r[i] {
+		case recFunc, recClass:
+			i = x.pyDef(r, i)
+		case recDecorated:
+			decorated[r[i+3]] = decoration{start: r[i+1], line: int(r[i+2]) + 1}
+			i += 4
+		case recCall:
+			s, e, line := r[i+1], r[i+2], int(r[i+3])+1
+			i += 4
+			b := x.span(s, e)
+			if e-s == 5 && string(b) == "super" {
 				continue // super().m() is resolved as a whole
 			}
-			x.calls = append(x.calls, callSite{pos: n.StartByte(), line: lineOf(n), name: pyCallName(x.text(n))})
-		case pyImport:
-			x.pyImport(m.Captures[0].Node)
-		case pyImportFrom:
-			x.pyImportFrom(m.Captures[0].Node)
-		case pyAssign:
-			x.pyAssign(m)
+			x.calls = append(x.calls, callSite{pos: s, line: line, name: pyCallName(b)})
+		case recImport:
+			i = x.pyImport(r, i)
+		case recImportFrom:
+			i = x.pyImportFrom(r, i)
+		case recAssign:
+			x.pyAssign(r[i+1], r[i+2], int(r[i+3])+1, r[i+4], r[i+5])
+			i += 6
+		default:
+			i = len(r) // cannot happen: the scanner writes only the tags above
 		}
 	}
 	// Decorators belong to the definition: its span starts at the first one.
@@ -70,10 +59,10 @@ func extractPython(x *extraction) {
 		d := &x.defs[i]
 		for {
 			n, ok := decorated[d.startByte]
-			if !ok || n.StartByte() >= d.startByte { // a broken tree must not loop
+			if !ok || n.start >= d.startByte { // a broken tree must not loop
 				break
 			}
-			d.startByte, d.start = n.StartByte(), lineOf(n)
+			d.startByte, d.start = n.start, n.line
 		}
 	}
 	x.finish(func(d *def, parent *rawUnit) Kind {
@@ -88,53 +77,25 @@ func extractPython(x *extraction) {
 	})
 }
 
-func (x *extraction) pyDef(m *sitter.QueryMatch) {
-	name := x.capture(m, "name")
-	node := x.capture(m, "function")
-	if m.PatternIndex == pyClass {
-		node = x.capture(m, "class")
-	}
-	if node == nil || name == nil {
-		return
-	}
+// pyDef reads a definition record: tag, start, end, start row, end row,
+// end column, name span, header end, base count and base spans. It returns
+// the index of the next record.
+func (x *extraction) pyDef(r []uint32, i int) int {
+	start, end, startRow, endRow, endCol := r[i+1], r[i+2], r[i+3], r[i+4], r[i+5]
+	nameS, nameE, headerEnd, nb := r[i+6], r[i+7], r[i+8], int(r[i+9])
 	d := def{
-		class: m.PatternIndex == pyClass, name: string(x.text(name)),
-		startByte: node.StartByte(), endByte: node.EndByte(),
-		start: lineOf(node), end: endLineOf(node),
+		class: r[i] == recClass, name: string(x.span(nameS, nameE)),
+		startByte: start, endByte: end,
+		start: int(startRow) + 1, end: endLine(startRow, endRow, endCol),
 	}
-	headerEnd := name.EndByte()
-	fields := []string{"parameters", "return_type"}
-	if d.class {
-		fields = []string{"type_parameters", "superclasses"}
-	}
-	for _, f := range fields {
-		if c := node.ChildByFieldName(f); c != nil && c.EndByte() > headerEnd {
-			headerEnd = c.EndByte()
-		}
-	}
-	d.sig = oneLine(strings.ToValidUTF8(string(x.src[node.StartByte():headerEnd]), "?"), 240) + ":"
-	if d.class {
-		d.bases = x.pyBases(node.ChildByFieldName("superclasses"))
+	d.sig = oneLine(strings.ToValidUTF8(string(x.src[start:headerEnd]), "?"), 240) + ":"
+	i += 10
+	for k := 0; k < nb; k++ {
+		d.bases = append(d.bases, compactCall(x.span(r[i], r[i+1])))
+		i += 2
 	}
 	x.defs = append(x.defs, d)
-}
-
-// pyBases are the positional superclass expressions; keyword arguments such
-// as metaclass= are not bases.
-func (x *extraction) pyBases(args *sitter.Node) []string {
-	if args == nil {
-		return nil
-	}
-	var bases []string
-	for i := 0; i < int(args.NamedChildCount()); i++ {
-		c := args.NamedChild(i)
-		switch c.Type() {
-		case "keyword_argument", "list_splat", "dictionary_splat", "comment":
-			continue
-		}
-		bases = append(bases, compactCall(x.text(c)))
-	}
-	return bases
+	return i
 }
 
 // pyCallName normalises a callee: white space goes, and `super(A, self).m`
@@ -148,78 +109,64 @@ func pyCallName(b []byte) string {
 	return compactCall(b)
 }
 
-func (x *extraction) pyImport(n *sitter.Node) {
-	line := lineOf(n)
-	for i := 0; i < int(n.NamedChildCount()); i++ {
-		c := n.NamedChild(i)
-		switch c.Type() {
-		case "dotted_name":
-			x.out.Imports = append(x.out.Imports, rawImport{Module: compactCall(x.text(c)), Line: line})
-		case "aliased_import":
-			mod, alias := c.ChildByFieldName("name"), c.ChildByFieldName("alias")
-			if mod != nil && alias != nil {
-				x.out.Imports = append(x.out.Imports, rawImport{
-					Module: compactCall(x.text(mod)), Alias: string(x.text(alias)), Line: line,
-				})
-			}
+// pyImport reads an import record: tag, row, name count and names (kind,
+// name span, alias span).
+func (x *extraction) pyImport(r []uint32, i int) int {
+	line, n := int(r[i+1])+1, int(r[i+2])
+	i += 3
+	for k := 0; k < n; k++ {
+		kind, name, alias := r[i], x.span(r[i+1], r[i+2]), x.span(r[i+3], r[i+4])
+		i += 5
+		imp := rawImport{Module: compactCall(name), Line: line}
+		if kind == impAliased {
+			imp.Alias = string(alias)
 		}
+		x.out.Imports = append(x.out.Imports, imp)
 	}
+	return i
 }
 
-func (x *extraction) pyImportFrom(n *sitter.Node) {
-	modNode := n.ChildByFieldName("module_name")
-	if modNode == nil {
-		return
-	}
-	line := lineOf(n)
-	mod := compactCall(x.text(modNode))
+// pyImportFrom reads a from-import record: tag, row, module span, name
+// count and names as in pyImport.
+func (x *extraction) pyImportFrom(r []uint32, i int) int {
+	line, mod, n := int(r[i+1])+1, compactCall(x.span(r[i+2], r[i+3])), int(r[i+4])
+	i += 5
 	level := 0
 	for level < len(mod) && mod[level] == '.' {
 		level++
 	}
 	mod = mod[level:]
 	base := rawImport{Module: mod, Level: level, Line: line}
-	for i := 0; i < int(n.NamedChildCount()); i++ {
-		c := n.NamedChild(i)
-		if c.StartByte() == modNode.StartByte() {
-			continue
-		}
+	for k := 0; k < n; k++ {
+		kind, name, alias := r[i], x.span(r[i+1], r[i+2]), x.span(r[i+3], r[i+4])
+		i += 5
 		imp := base
-		switch c.Type() {
-		case "dotted_name":
-			imp.Name = compactCall(x.text(c))
-		case "aliased_import":
-			name, alias := c.ChildByFieldName("name"), c.ChildByFieldName("alias")
-			if name == nil || alias == nil {
-				continue
-			}
-			imp.Name, imp.Alias = compactCall(x.text(name)), string(x.text(alias))
-		case "wildcard_import":
+		switch kind {
+		case impDotted:
+			imp.Name = compactCall(name)
+		case impAliased:
+			imp.Name, imp.Alias = compactCall(name), string(alias)
+		case impWildcard:
 			imp.Name = "*"
-		default:
-			continue
 		}
 		x.out.Imports = append(x.out.Imports, imp)
 	}
+	return i
 }
 
 // pyAssign records "x = f(...)" and "self.x = f(...)": later x.m() and
 // self.x.m() resolve through what f is.
-func (x *extraction) pyAssign(m *sitter.QueryMatch) {
-	v, callee := x.capture(m, "var"), x.capture(m, "callee")
-	if v == nil || callee == nil {
-		return
-	}
-	name := string(x.text(v))
+func (x *extraction) pyAssign(vs, ve uint32, line int, cs, ce uint32) {
+	name := string(x.span(vs, ve))
 	if !isDotted(name) {
 		return
 	}
 	if head, rest, ok := strings.Cut(name, "."); ok && (head != "self" || strings.IndexByte(rest, '.') >= 0) {
 		return
 	}
-	typ := pyCallName(x.text(callee))
+	typ := pyCallName(x.span(cs, ce))
 	if !isDotted(typ) {
 		return
 	}
-	x.vars = append(x.vars, callSite{pos: v.StartByte(), line: lineOf(v), name: name, typ: typ})
+	x.vars = append(x.vars, callSite{pos: vs, line: line, name: name, typ: typ})
 }

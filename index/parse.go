@@ -14,6 +14,7 @@ import (
 type parser struct {
 	langs map[string]*langParser
 	qc    *sitter.QueryCursor
+	py    *pyScanner // made on first use
 }
 
 type langParser struct {
@@ -55,6 +56,7 @@ func (p *parser) close() {
 		lp.p.Close()
 	}
 	p.qc.Close()
+	p.py.close()
 }
 
 func (p *parser) forLang(l *language) (*langParser, error) {
@@ -88,16 +90,19 @@ func (p *parser) extractFile(ctx context.Context, l *language, path string, src 
 		rf.Units = makeChunks(src, nil, rf.Lines)
 		return rf, nil
 	}
-	lp, err := p.forLang(l)
-	if err != nil {
-		return nil, err
-	}
 	parsed := src
 	if rf.Flags&flagNonUTF8 != 0 {
 		// Legacy sources are most often Latin-1 (PEP 263 coding lines);
 		// decoding them keeps names like "café" whole, and lines stay where
 		// they were because newlines are untouched.
 		parsed = latin1ToUTF8(src)
+	}
+	if l.native {
+		return p.scanNative(ctx, l, rf, parsed)
+	}
+	lp, err := p.forLang(l)
+	if err != nil {
+		return nil, err
 	}
 	tree, err := lp.p.ParseCtx(ctx, nil, parsed)
 	if err != nil {
@@ -111,6 +116,22 @@ func (p *parser) extractFile(ctx context.Context, l *language, path string, src 
 	x := &extraction{src: parsed, names: lp.names, qc: p.qc, out: rf}
 	p.qc.Exec(lp.q, root)
 	l.extract(x)
+	return rf, nil
+}
+
+// scanNative parses and scans a file of a native language (Python).
+func (p *parser) scanNative(ctx context.Context, l *language, rf *rawFile, src []byte) (*rawFile, error) {
+	if p.py == nil {
+		p.py = newPyScanner()
+	}
+	recs, hasError, err := p.py.scan(ctx, src)
+	if err != nil {
+		return nil, fmt.Errorf("parse %s: %w", rf.Path, err)
+	}
+	if hasError {
+		rf.Flags |= flagSyntaxError
+	}
+	l.extract(&extraction{src: src, recs: recs, out: rf})
 	return rf, nil
 }
 

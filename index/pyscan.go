@@ -1,0 +1,373 @@
+package index
+
+// Python files are parsed and scanned in C: a tree-sitter query costs
+// about half a parse on top of it, and walking the tree node by node from
+// Go costs a cgo call per node. One pass of a tree cursor in C, which
+// writes what extraction needs (the same nodes the query would match) into
+// a flat record stream, costs a few percent of the parse.
+//
+// The tree-sitter runtime and the Python grammar are linked in by
+// github.com/smacker/go-tree-sitter; the declarations below are the parts
+// of its C API this scanner calls.
+
+/*
+#include <stdint.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef uint16_t TSSymbol;
+typedef uint16_t TSFieldId;
+typedef struct TSLanguage TSLanguage;
+typedef struct TSParser TSParser;
+typedef struct TSTree TSTree;
+typedef struct { uint32_t row; uint32_t column; } TSPoint;
+typedef struct { uint32_t context[4]; const void *id; const TSTree *tree; } TSNode;
+typedef struct { const void *tree; const void *id; uint32_t context[3]; } TSTreeCursor;
+
+extern const TSLanguage *tree_sitter_python(void);
+extern TSParser *ts_parser_new(void);
+extern void ts_parser_delete(TSParser *);
+extern bool ts_parser_set_language(TSParser *, const TSLanguage *);
+extern void ts_parser_set_cancellation_flag(TSParser *, const size_t *);
+extern void ts_parser_reset(TSParser *);
+extern TSTree *ts_parser_parse_string(TSParser *, const TSTree *, const char *, uint32_t);
+extern void ts_tree_delete(TSTree *);
+extern TSNode ts_tree_root_node(const TSTree *);
+extern TSSymbol ts_node_symbol(TSNode);
+extern const char *ts_node_type(TSNode);
+extern uint32_t ts_node_start_byte(TSNode);
+extern uint32_t ts_node_end_byte(TSNode);
+extern TSPoint ts_node_start_point(TSNode);
+extern TSPoint ts_node_end_point(TSNode);
+extern bool ts_node_is_null(TSNode);
+extern bool ts_node_is_named(TSNode);
+extern bool ts_node_has_error(TSNode);
+extern TSNode ts_node_named_child(TSNode, uint32_t);
+extern uint32_t ts_node_named_child_count(TSNode);
+extern TSNode ts_node_child_by_field_id(TSNode, TSFieldId);
+extern TSTreeCursor ts_tree_cursor_new(TSNode);
+extern void ts_tree_cursor_delete(TSTreeCursor *);
+extern TSNode ts_tree_cursor_current_node(const TSTreeCursor *);
+extern bool ts_tree_cursor_goto_first_child(TSTreeCursor *);
+extern bool ts_tree_cursor_goto_next_sibling(TSTreeCursor *);
+extern bool ts_tree_cursor_goto_parent(TSTreeCursor *);
+extern TSSymbol ts_language_symbol_for_name(const TSLanguage *, const char *, uint32_t, bool);
+extern TSFieldId ts_language_field_id_for_name(const TSLanguage *, const char *, uint32_t);
+
+// Record tags; keep in step with the py* constants in pyscan.go.
+enum { R_FUNC, R_CLASS, R_DECORATED, R_CALL, R_IMPORT, R_IMPORT_FROM, R_ASSIGN };
+// Kinds of the names an import record lists.
+enum { I_DOTTED, I_ALIASED, I_WILDCARD };
+
+typedef struct {
+	TSParser *parser;
+	size_t cancel;
+	uint32_t *buf;
+	size_t len, cap;
+	int oom;
+	TSSymbol s_func, s_class, s_decorated, s_call, s_import, s_import_from, s_assign, s_ident;
+	TSFieldId f_name, f_parameters, f_return_type, f_type_parameters, f_superclasses,
+		f_definition, f_function, f_module_name, f_alias, f_left, f_right;
+} pyscan;
+
+static TSSymbol sym(const char *name) {
+	return ts_language_symbol_for_name(tree_sitter_python(), name, (uint32_t)strlen(name), true);
+}
+
+static TSFieldId field(const char *name) {
+	return ts_language_field_id_for_name(tree_sitter_python(), name, (uint32_t)strlen(name));
+}
+
+static pyscan *pyscan_new(void) {
+	pyscan *s = calloc(1, sizeof(pyscan));
+	if (!s) return NULL;
+	s->parser = ts_parser_new();
+	ts_parser_set_language(s->parser, tree_sitter_python());
+	ts_parser_set_cancellation_flag(s->parser, &s->cancel);
+	s->s_func = sym("function_definition");
+	s->s_class = sym("class_definition");
+	s->s_decorated = sym("decorated_definition");
+	s->s_call = sym("call");
+	s->s_import = sym("import_statement");
+	s->s_import_from = sym("import_from_statement");
+	s->s_assign = sym("assignment");
+	s->s_ident = sym("identifier");
+	s->f_name = field("name");
+	s->f_parameters = field("parameters");
+	s->f_return_type = field("return_type");
+	s->f_type_parameters = field("type_parameters");
+	s->f_superclasses = field("superclasses");
+	s->f_definition = field("definition");
+	s->f_function = field("function");
+	s->f_module_name = field("module_name");
+	s->f_alias = field("alias");
+	s->f_left = field("left");
+	s->f_right = field("right");
+	return s;
+}
+
+static void pyscan_free(pyscan *s) {
+	ts_parser_delete(s->parser);
+	free(s->buf);
+	free(s);
+}
+
+static void put(pyscan *s, uint32_t v) {
+	if (s->len == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 4096;
+		uint32_t *b = realloc(s->buf, cap * sizeof(uint32_t));
+		if (!b) { s->oom = 1; return; }
+		s->buf = b;
+		s->cap = cap;
+	}
+	s->buf[s->len++] = v;
+}
+
+static void put_span(pyscan *s, TSNode n) {
+	put(s, ts_node_start_byte(n));
+	put(s, ts_node_end_byte(n));
+}
+
+// child is the node's first child in the field if that child is named, as
+// a query's "field: (_)" demands; null otherwise.
+static bool child(TSNode n, TSFieldId f, TSNode *out) {
+	if (f == 0) return false;
+	*out = ts_node_child_by_field_id(n, f);
+	return !ts_node_is_null(*out) && ts_node_is_named(*out);
+}
+
+static bool is_type(TSNode n, const char *name) { return strcmp(ts_node_type(n), name) == 0; }
+
+static void extend(TSNode n, TSFieldId f, uint32_t *end) {
+	if (f == 0) return;
+	TSNode c = ts_node_child_by_field_id(n, f);
+	if (!ts_node_is_null(c) && ts_node_end_byte(c) > *end) *end = ts_node_end_byte(c);
+}
+
+// def: tag, start, end, start row, end row, end column, name span, header
+// end, base count, base spans. Bases are the positional superclasses.
+static void scan_def(pyscan *s, TSNode n, bool class) {
+	TSNode name = ts_node_child_by_field_id(n, s->f_name);
+	if (ts_node_is_null(name) || ts_node_symbol(name) != s->s_ident) return;
+	TSPoint sp = ts_node_start_point(n), ep = ts_node_end_point(n);
+	put(s, class ? R_CLASS : R_FUNC);
+	put_span(s, n);
+	put(s, sp.row);
+	put(s, ep.row);
+	put(s, ep.column);
+	put_span(s, name);
+	uint32_t header = ts_node_end_byte(name);
+	extend(n, class ? s->f_type_parameters : s->f_parameters, &header);
+	extend(n, class ? s->f_superclasses : s->f_return_type, &header);
+	put(s, header);
+	size_t count_at = s->len;
+	put(s, 0);
+	if (!class || s->f_superclasses == 0) return;
+	TSNode args = ts_node_child_by_field_id(n, s->f_superclasses);
+	if (ts_node_is_null(args)) return;
+	uint32_t nb = 0, k = ts_node_named_child_count(args);
+	for (uint32_t i = 0; i < k; i++) {
+		TSNode c = ts_node_named_child(args, i);
+		if (is_type(c, "keyword_argument") || is_type(c, "list_splat") ||
+			is_type(c, "dictionary_splat") || is_type(c, "comment")) continue;
+		put_span(s, c);
+		nb++;
+	}
+	if (!s->oom) s->buf[count_at] = nb;
+}
+
+// import names: kind, first span, second span (alias; zero for others).
+static void put_name(pyscan *s, uint32_t kind, TSNode a, TSNode *b) {
+	put(s, kind);
+	put_span(s, a);
+	if (b) {
+		put_span(s, *b);
+	} else {
+		put(s, 0);
+		put(s, 0);
+	}
+}
+
+// import: tag, row, [module span,] name count, names.
+static void scan_import(pyscan *s, TSNode n, bool from) {
+	TSNode mod;
+	if (from) {
+		mod = ts_node_child_by_field_id(n, s->f_module_name);
+		if (ts_node_is_null(mod)) return;
+	}
+	put(s, from ? R_IMPORT_FROM : R_IMPORT);
+	put(s, ts_node_start_point(n).row);
+	if (from) put_span(s, mod);
+	size_t count_at = s->len;
+	put(s, 0);
+	uint32_t nn = 0, k = ts_node_named_child_count(n);
+	for (uint32_t i = 0; i < k; i++) {
+		TSNode c = ts_node_named_child(n, i);
+		if (from && ts_node_start_byte(c) == ts_node_start_byte(mod)) continue;
+		if (is_type(c, "dotted_name")) {
+			put_name(s, I_DOTTED, c, NULL);
+		} else if (is_type(c, "aliased_import")) {
+			TSNode a = ts_node_child_by_field_id(c, s->f_name), b = ts_node_child_by_field_id(c, s->f_alias);
+			if (ts_node_is_null(a) || ts_node_is_null(b)) continue;
+			put_name(s, I_ALIASED, a, &b);
+		} else if (from && is_type(c, "wildcard_import")) {
+			put_name(s, I_WILDCARD, c, NULL);
+		} else {
+			continue;
+		}
+		nn++;
+	}
+	if (!s->oom) s->buf[count_at] = nn;
+}
+
+static void visit(pyscan *s, TSNode n) {
+	TSSymbol t = ts_node_symbol(n);
+	TSNode a, b, c;
+	if (t == s->s_call) {
+		if (!child(n, s->f_function, &a)) return;
+		put(s, R_CALL);
+		put_span(s, a);
+		put(s, ts_node_start_point(a).row);
+	} else if (t == s->s_func || t == s->s_class) {
+		scan_def(s, n, t == s->s_class);
+	} else if (t == s->s_decorated) {
+		a = ts_node_child_by_field_id(n, s->f_definition);
+		if (ts_node_is_null(a)) return;
+		put(s, R_DECORATED);
+		put(s, ts_node_start_byte(n));
+		put(s, ts_node_start_point(n).row);
+		put(s, ts_node_start_byte(a));
+	} else if (t == s->s_import || t == s->s_import_from) {
+		scan_import(s, n, t == s->s_import_from);
+	} else if (t == s->s_assign) {
+		if (!child(n, s->f_left, &a) || !child(n, s->f_right, &b)) return;
+		if (ts_node_symbol(b) != s->s_call || !child(b, s->f_function, &c)) return;
+		put(s, R_ASSIGN);
+		put_span(s, a);
+		put(s, ts_node_start_point(a).row);
+		put_span(s, c);
+	}
+}
+
+// pyscan_run parses src and records its definitions, calls, imports and
+// assignments in document order. It returns -1 if the parse was cancelled
+// or failed, -2 if memory ran out, else 1 if the tree has errors, 0 if not.
+static int pyscan_run(pyscan *s, const char *src, uint32_t n) {
+	s->len = 0;
+	s->oom = 0;
+	s->cancel = 0;
+	TSTree *tree = ts_parser_parse_string(s->parser, NULL, src, n);
+	if (!tree) {
+		ts_parser_reset(s->parser);
+		return -1;
+	}
+	TSNode root = ts_tree_root_node(tree);
+	int has_error = ts_node_has_error(root) ? 1 : 0;
+	TSTreeCursor cur = ts_tree_cursor_new(root);
+	for (;;) {
+		visit(s, ts_tree_cursor_current_node(&cur));
+		if (ts_tree_cursor_goto_first_child(&cur)) continue;
+		bool more = false;
+		while (!(more = ts_tree_cursor_goto_next_sibling(&cur))) {
+			if (!ts_tree_cursor_goto_parent(&cur)) break;
+		}
+		if (!more) break;
+	}
+	ts_tree_cursor_delete(&cur);
+	ts_tree_delete(tree);
+	return s->oom ? -2 : has_error;
+}
+
+static void pyscan_cancel(pyscan *s) { __atomic_store_n(&s->cancel, 1, __ATOMIC_RELAXED); }
+*/
+import "C"
+
+import (
+	"context"
+	"errors"
+	"unsafe"
+)
+
+// Record tags of the scanner's stream (R_* in the C above).
+const (
+	recFunc = iota
+	recClass
+	recDecorated
+	recCall
+	recImport
+	recImportFrom
+	recAssign
+)
+
+// Kinds of import names (I_* in the C above).
+const (
+	impDotted = iota
+	impAliased
+	impWildcard
+)
+
+// pyScanner is one goroutine's Python parser and record buffer.
+type pyScanner struct{ s *C.pyscan }
+
+func newPyScanner() *pyScanner {
+	s := C.pyscan_new()
+	if s == nil {
+		return nil
+	}
+	return &pyScanner{s: s}
+}
+
+func (p *pyScanner) close() {
+	if p != nil && p.s != nil {
+		C.pyscan_free(p.s)
+		p.s = nil
+	}
+}
+
+var errScanMemory = errors.New("out of memory scanning the syntax tree")
+
+// scan parses src and returns its records, which stay valid until the next
+// scan, and whether the tree has syntax errors.
+func (p *pyScanner) scan(ctx context.Context, src []byte) ([]uint32, bool, error) {
+	if p == nil || p.s == nil {
+		return nil, false, errScanMemory
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
+	if ctx.Done() != nil {
+		finished := make(chan struct{})
+		defer close(finished)
+		go func() {
+			select {
+			case <-ctx.Done():
+				C.pyscan_cancel(p.s)
+			case <-finished:
+			}
+		}()
+	}
+	var ptr *C.char
+	if len(src) > 0 {
+		ptr = (*C.char)(unsafe.Pointer(&src[0]))
+	} else {
+		ptr = (*C.char)(unsafe.Pointer(&emptySource[0]))
+	}
+	rc := C.pyscan_run(p.s, ptr, C.uint32_t(len(src)))
+	switch {
+	case rc == -1:
+		if err := ctx.Err(); err != nil {
+			return nil, false, err
+		}
+		return nil, false, errors.New("tree-sitter returned no tree")
+	case rc == -2:
+		return nil, false, errScanMemory
+	}
+	if p.s.len == 0 {
+		return nil, rc == 1, nil
+	}
+	recs := unsafe.Slice((*uint32)(unsafe.Pointer(p.s.buf)), int(p.s.len))
+	return recs, rc == 1, nil
+}
+
+var emptySource = []byte{0}
