@@ -78,7 +78,9 @@ func Build(ctx context.Context, root string, opts Options) (*Index, error) {
 	}
 	tExtract := time.Now()
 	saved := cache.saveAsync(res)
-	ix := assemble(abs, res, opts.Workers)
+	links := openLinks(cache, opts)
+	ix := assemble(abs, res, opts.Workers, links)
+	savedLinks := links.saveAsync()
 	tAssemble := time.Now()
 	st := &ix.stats
 	st.Skipped = skipped
@@ -94,9 +96,12 @@ func Build(ctx context.Context, root string, opts Options) (*Index, error) {
 	if err := <-saved; err != nil {
 		opts.Logger.Warn("index: cache not saved", "err", err)
 	}
+	if err := <-savedLinks; err != nil {
+		opts.Logger.Warn("index: resolved calls not saved", "err", err)
+	}
 	st.Seconds = time.Since(start).Seconds()
 	opts.Logger.Debug("index: built", "root", abs, "files", st.Files, "cache", st.Cache,
-		"walk", tWalk.Sub(start), "extract", tExtract.Sub(tWalk), "resolve", tAssemble.Sub(tExtract),
+		"walk", tWalk.Sub(start), "extract", tExtract.Sub(tWalk), "resolve", tAssemble.Sub(tExtract), "resolved_files", links.resolved,
 		"save", time.Since(tAssemble), "total", time.Since(start))
 	return ix, nil
 }
@@ -131,13 +136,11 @@ func countFlags(degraded map[string]int, flags uint8) {
 	}
 }
 
-// assemble links the raw files and makes the Index.
-func assemble(root string, res *extractResult, workers int) *Index {
-	r := newResolver(filepath.Base(root), res.files, workers)
-	r.goModule = readGoModule(root)
-	for _, l := range languages {
-		l.resolve(r)
-	}
+// assemble links the raw files and makes the Index. With links, the calls
+// of files whose resolution cannot have changed are copied from the
+// previous run instead of resolved.
+func assemble(root string, res *extractResult, workers int, links *linkStore) *Index {
+	r := resolveAll(root, res, workers, links)
 	files := make([]*File, len(res.files))
 	sources := make(map[string][]byte, len(res.files))
 	st := Stats{Languages: map[string]int{}}

@@ -8,9 +8,9 @@ import (
 )
 
 // fileCache holds the previous run's raw extractions, keyed by path and
-// checked by size and content hash. Resolution is always redone over every
-// file: it is cheap next to parsing, and it keeps edges into an edited
-// file right without tracking who depends on whom.
+// checked by size and content hash. The previous run's call resolution is
+// kept beside it (see linkSet) and reused only for files whose resolution
+// cannot have changed.
 type fileCache struct {
 	path    string
 	dirPath string // directory listings, see dirCache

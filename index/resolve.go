@@ -2,6 +2,7 @@ package index
 
 import (
 	"runtime"
+	"strings"
 	"sync"
 )
 
@@ -26,6 +27,9 @@ type resolver struct {
 	hasMembers []bool
 	members    map[scopeName]int32
 	workers    int
+	// keep marks files whose calls are not resolved: their links come
+	// from the previous run (see linkSet). nil resolves every file.
+	keep []bool
 
 	counts []callCounts // per file, summed at the end
 }
@@ -55,13 +59,15 @@ func newResolver(rootBase string, files []*rawFile, workers int) *resolver {
 	r.hasMembers = make([]bool, n)
 	r.members = make(map[scopeName]int32, n)
 	block := make([]Unit, n) // one allocation for every unit
+	ids := unitIDs(files, n)
+	edges := containsBlocks(files, block)
 	for fi, f := range files {
 		for j := range f.Units {
 			ru := &f.Units[j]
 			g := r.offs[fi] + int32(j)
 			u := &block[g]
 			*u = Unit{
-				ID: f.Path + ":" + ru.Qual, Kind: ru.Kind, Name: ru.Name, QualName: ru.QualName,
+				ID: ids[g], Kind: ru.Kind, Name: ru.Name, QualName: ru.QualName, Children: edges[g],
 				Path: f.Path, Start: ru.Start, End: ru.End, Signature: ru.Sig, Bases: ru.Bases,
 			}
 			r.units[g], r.raw[g], r.fileOf[g] = u, ru, int32(fi)
@@ -74,6 +80,63 @@ func newResolver(rootBase string, files []*rawFile, workers int) *resolver {
 		}
 	}
 	return r
+}
+
+// unitIDs makes every unit's ID, "path:Qual", as slices of one string:
+// one allocation instead of one per unit.
+func unitIDs(files []*rawFile, n int) []string {
+	size := 0
+	for _, f := range files {
+		for j := range f.Units {
+			size += len(f.Path) + 1 + len(f.Units[j].Qual)
+		}
+	}
+	var b strings.Builder
+	b.Grow(size)
+	ends := make([]int, 0, n)
+	for _, f := range files {
+		for j := range f.Units {
+			b.WriteString(f.Path)
+			b.WriteByte(':')
+			b.WriteString(f.Units[j].Qual)
+			ends = append(ends, b.Len())
+		}
+	}
+	all := b.String()
+	ids := make([]string, n)
+	start := 0
+	for i, end := range ends {
+		ids[i], start = all[start:end], end
+	}
+	return ids
+}
+
+// containsBlocks gives each unit with nested units an empty Children slice
+// with room for its contains edges, all cut from one array; the capacity
+// ends at each unit's share, so appending past it cannot reach a
+// neighbour's edges.
+func containsBlocks(files []*rawFile, block []Unit) [][]Edge {
+	counts := make([]int32, len(block))
+	total, off := 0, 0
+	for _, f := range files {
+		for j := range f.Units {
+			if p := f.Units[j].Parent; p >= 0 {
+				counts[off+p]++
+				total++
+			}
+		}
+		off += len(f.Units)
+	}
+	edges := make([][]Edge, len(block))
+	all := make([]Edge, total)
+	next := 0
+	for g, c := range counts {
+		if c > 0 {
+			edges[g] = all[next : next : next+int(c)]
+			next += int(c)
+		}
+	}
+	return edges
 }
 
 // setParent links child under parent: Parent ID, a contains edge, and a
@@ -133,6 +196,15 @@ func (r *resolver) eachFile(lang string, fn func(f int)) {
 		}()
 	}
 	wg.Wait()
+}
+
+// eachCallFile is eachFile over the files whose calls must be resolved.
+func (r *resolver) eachCallFile(lang string, fn func(f int)) {
+	r.eachFile(lang, func(f int) {
+		if r.keep == nil || !r.keep[f] {
+			fn(f)
+		}
+	})
 }
 
 // fileUnits is the global index range of a file's units.

@@ -29,7 +29,7 @@ func resolveGo(r *resolver) {
 	g.groupPackages()
 	g.attachMethods()
 	r.eachFile("go", g.bindImports)
-	r.eachFile("go", g.resolveCalls)
+	r.eachCallFile("go", g.resolveCalls)
 }
 
 // groupPackages numbers packages (directory plus package name, so that an

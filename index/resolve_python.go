@@ -54,7 +54,7 @@ func resolvePython(r *resolver) {
 	r.eachFile("python", p.bindImports)
 	r.eachFile("python", p.resolveBases)
 	p.fullMRO = true
-	r.eachFile("python", p.resolveCalls)
+	r.eachCallFile("python", p.resolveCalls)
 }
 
 // registerModules maps dotted module names to files: a/b.py and

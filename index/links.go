@@ -1,0 +1,258 @@
+package index
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"hash/crc64"
+	"os"
+)
+
+// The links file keeps the previous run's call resolution: for every file,
+// each unit's invokes edges and unresolved calls, and a digest of the part
+// of the file's extraction that other files' resolution can read (its
+// interface). A file's resolution reads other files only through their
+// interfaces, so when every changed file kept its interface, only the
+// changed files need their calls resolved again; the rest are copied.
+// Anything else (a file added or removed, an interface changed, a new
+// go.mod module path) resolves every file, as a cold build does.
+//
+//	magic "SWEADLNK" | version | cache version | max size | root base |
+//	go module | program | files | CRC-32C
+const (
+	linksMagic   = "SWEADLNK"
+	linksVersion = 1
+)
+
+var crc64Table = crc64.MakeTable(crc64.ECMA)
+
+// linkFile is one file's entry in the links file.
+type linkFile struct {
+	path, lang string
+	key        fileKey // size and hash only
+	iface      uint64
+	counts     callCounts
+	units      []byte // encoded per-unit links, decoded only when reused
+	unitsPos   int    // units' offset in linkSet.all
+}
+
+type linkSet struct {
+	files []linkFile
+	all   string // the body as one string; decoded strings slice it
+}
+
+// linkInputs are what resolution depends on besides the files. The
+// program's own size and time stand for the resolver's code: a rebuilt
+// program may resolve differently, so it starts from its own resolution.
+type linkInputs struct {
+	maxSize  int64
+	rootBase string
+	goModule string
+	program  string
+}
+
+// programID names the running executable by path, size and time.
+func programID() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	info, err := os.Stat(exe)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s %d %d", exe, info.Size(), info.ModTime().UnixNano())
+}
+
+// ifaceDigest hashes what other files' resolution may read of f: every
+// extracted field except positions, sizes, calls and chunks. A file's
+// calls are read only when resolving that file; chunks are never call
+// targets or parents; and resolution reads positions only to find a
+// class's own members, which the parent links already fix.
+func ifaceDigest(f *rawFile) uint64 {
+	p := *f
+	p.Lines, p.Size = 0, 0
+	p.Units = make([]rawUnit, 0, len(f.Units))
+	kept := make([]int, len(f.Units))
+	for i := range f.Units {
+		u := f.Units[i]
+		if u.Kind == KindChunk {
+			kept[i] = -2
+			continue
+		}
+		kept[i] = len(p.Units)
+		if u.Parent >= 0 {
+			u.Parent = kept[u.Parent]
+		}
+		u.Start, u.End, u.Calls = 0, 0, nil
+		p.Units = append(p.Units, u)
+	}
+	p.Imports = make([]rawImport, len(f.Imports))
+	for i, im := range f.Imports {
+		im.Line = 0
+		p.Imports[i] = im
+	}
+	e := &encoder{}
+	e.encodeFile(&p, fileKey{})
+	return crc64.Checksum(e.buf, crc64Table)
+}
+
+// encodeLinks writes the resolution of every file; iface holds each file's
+// interface digest.
+func encodeLinks(in linkInputs, r *resolver, keys []fileKey, iface []uint64) []byte {
+	e := &encoder{buf: make([]byte, 0, 1<<20)}
+	e.buf = append(e.buf, linksMagic...)
+	e.uint(linksVersion)
+	e.uint(cacheVersion)
+	e.int(in.maxSize)
+	e.str(in.rootBase)
+	e.str(in.goModule)
+	e.str(in.program)
+	e.uint(uint64(len(r.files)))
+	unit := &encoder{}
+	for i, f := range r.files {
+		e.str(f.Path)
+		e.str(f.Lang)
+		e.int(keys[i].size)
+		e.uint(uint64(keys[i].hash))
+		e.uint(iface[i])
+		e.uint(uint64(r.counts[i].resolved))
+		e.uint(uint64(r.counts[i].unresolved))
+		unit.buf = unit.buf[:0]
+		lo, hi := r.fileUnits(i)
+		for g := lo; g < hi; g++ {
+			unit.encodeUnitLinks(r.units[g])
+		}
+		e.str(string(unit.buf))
+	}
+	return binary.LittleEndian.AppendUint32(e.buf, crc32.Checksum(e.buf, castagnoli))
+}
+
+func (e *encoder) encodeUnitLinks(u *Unit) {
+	n := 0
+	for _, c := range u.Children {
+		if c.Rel == Invokes {
+			n++
+		}
+	}
+	e.uint(uint64(n))
+	for _, c := range u.Children {
+		if c.Rel == Invokes {
+			e.str(c.ID)
+			e.uint(uint64(c.Line))
+		}
+	}
+	e.uint(uint64(len(u.Unresolved)))
+	for _, c := range u.Unresolved {
+		e.str(c.Name)
+		e.uint(uint64(c.Line))
+	}
+}
+
+func decodeLinks(data []byte, in linkInputs) (*linkSet, error) {
+	if len(data) < len(linksMagic)+4 || string(data[:len(linksMagic)]) != linksMagic {
+		return nil, fmt.Errorf("%w: bad links header", errCorrupt)
+	}
+	sum := binary.LittleEndian.Uint32(data[len(data)-4:])
+	data = data[:len(data)-4]
+	if crc32.Checksum(data, castagnoli) != sum {
+		return nil, fmt.Errorf("%w: links checksum mismatch", errCorrupt)
+	}
+	body := data[len(linksMagic):]
+	d := &decoder{buf: body, all: string(body)}
+	if v, cv := d.uint(), d.uint(); v != linksVersion || cv != cacheVersion {
+		return nil, fmt.Errorf("links version %d/%d, want %d/%d", v, cv, linksVersion, cacheVersion)
+	}
+	if d.int() != in.maxSize || d.str() != in.rootBase || d.str() != in.goModule || d.str() != in.program {
+		return nil, fmt.Errorf("links made with other settings")
+	}
+	n := d.count()
+	ls := &linkSet{files: make([]linkFile, n), all: d.all}
+	for i := 0; i < n && d.err == nil; i++ {
+		lf := &ls.files[i]
+		lf.path, lf.lang = d.str(), d.str()
+		lf.key.size, lf.key.hash = d.int(), uint32(d.uint())
+		lf.iface = d.uint()
+		lf.counts.resolved, lf.counts.unresolved = int(d.uint()), int(d.uint())
+		n := d.count()
+		lf.unitsPos = d.pos
+		if d.err == nil {
+			lf.units = d.buf[:n]
+			d.buf, d.pos = d.buf[n:], d.pos+n
+		}
+	}
+	if d.err == nil && len(d.buf) != 0 {
+		d.fail()
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	return ls, nil
+}
+
+// apply gives file f's units their stored links, after the contains edges
+// the resolver already made. It reports false if the entry does not fit.
+func (ls *linkSet) apply(r *resolver, f int, lf *linkFile) bool {
+	d := &decoder{buf: lf.units, all: ls.all, pos: lf.unitsPos}
+	lo, hi := r.fileUnits(f)
+	for g := lo; g < hi && d.err == nil; g++ {
+		u := r.units[g]
+		if n := d.count(); n > 0 {
+			ch := make([]Edge, len(u.Children), len(u.Children)+n)
+			copy(ch, u.Children)
+			for j := 0; j < n; j++ {
+				id := d.str()
+				ch = append(ch, Edge{ID: id, Rel: Invokes, Line: int(d.uint())})
+			}
+			u.Children = ch
+		}
+		if n := d.count(); n > 0 {
+			calls := make([]Call, n)
+			for j := range calls {
+				calls[j].Name = d.str()
+				calls[j].Line = int(d.uint())
+			}
+			u.Unresolved = calls
+		}
+	}
+	if d.err != nil || len(d.buf) != 0 {
+		return false
+	}
+	r.counts[f] = lf.counts
+	return true
+}
+
+// reusable decides which files can take their stored links: nil when
+// every file must be resolved. iface is filled with each file's interface
+// digest (computed only for files whose content changed).
+func (ls *linkSet) reusable(res *extractResult, iface []uint64) []bool {
+	if ls == nil || len(ls.files) != len(res.files) {
+		return nil
+	}
+	reuse := make([]bool, len(res.files))
+	for i, f := range res.files {
+		lf := &ls.files[i]
+		if lf.path != f.Path || lf.lang != f.Lang {
+			return nil
+		}
+		if lf.key.size == res.keys[i].size && lf.key.hash == res.keys[i].hash {
+			iface[i], reuse[i] = lf.iface, true
+			continue
+		}
+		if iface[i] = ifaceDigest(f); iface[i] != lf.iface {
+			return nil
+		}
+	}
+	return reuse
+}
+
+func loadLinks(path string, in linkInputs) (*linkSet, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return decodeLinks(data, in)
+}

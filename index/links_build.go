@@ -1,0 +1,114 @@
+package index
+
+import (
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+)
+
+// linkStore carries the links file through one build: loaded before
+// resolution, written after it when anything changed.
+type linkStore struct {
+	path  string // "" when the cache is off
+	log   *slog.Logger
+	in    linkInputs
+	r     *resolver
+	keys  []fileKey
+	iface []uint64
+	// known is whether iface holds every file's digest already: the
+	// digests were only needed for changed files when links were reused.
+	known bool
+	dirty bool // whether the saved file no longer matches this build
+	// resolved is how many files had their calls resolved.
+	resolved int
+}
+
+func openLinks(c *fileCache, opts Options) *linkStore {
+	ls := &linkStore{log: opts.Logger, in: linkInputs{maxSize: opts.MaxFileSize}}
+	if !c.off && c.path != "" {
+		ls.path = strings.TrimSuffix(c.path, ".bin") + ".links"
+	}
+	return ls
+}
+
+// resolveAll makes the resolver and links every file, reusing the stored
+// links where they still hold.
+func resolveAll(root string, res *extractResult, workers int, links *linkStore) *resolver {
+	rootBase, goModule := filepath.Base(root), readGoModule(root)
+	var prev *linkSet
+	iface := make([]uint64, len(res.files))
+	var keep []bool
+	if links != nil && links.path != "" {
+		links.in.rootBase, links.in.goModule, links.in.program = rootBase, goModule, programID()
+		var err error
+		if prev, err = loadLinks(links.path, links.in); err != nil {
+			links.log.Warn("index: stored links ignored", "path", links.path, "err", err)
+		}
+		keep = prev.reusable(res, iface)
+	}
+	r := linkFiles(rootBase, goModule, res, workers, keep)
+	if keep != nil && !applyLinks(r, prev, keep) {
+		links.log.Warn("index: stored links do not fit, resolving every file", "path", links.path)
+		keep = nil
+		r = linkFiles(rootBase, goModule, res, workers, nil)
+	}
+	if links != nil {
+		links.resolved = len(res.files)
+		for _, k := range keep {
+			if k {
+				links.resolved--
+			}
+		}
+	}
+	if links != nil && links.path != "" {
+		links.r, links.keys, links.iface, links.known = r, res.keys, iface, keep != nil
+		links.dirty = keep == nil || len(res.files) == 0
+		for _, k := range keep {
+			links.dirty = links.dirty || !k
+		}
+	}
+	return r
+}
+
+func linkFiles(rootBase, goModule string, res *extractResult, workers int, keep []bool) *resolver {
+	r := newResolver(rootBase, res.files, workers)
+	r.goModule = goModule
+	r.keep = keep
+	for _, l := range languages {
+		l.resolve(r)
+	}
+	return r
+}
+
+func applyLinks(r *resolver, prev *linkSet, keep []bool) bool {
+	for i, k := range keep {
+		if k && !prev.apply(r, i, &prev.files[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// saveAsync writes the links file unless this build reused all of it.
+func (ls *linkStore) saveAsync() <-chan error {
+	out := make(chan error, 1)
+	if ls.path == "" || ls.r == nil || !ls.dirty {
+		out <- nil
+		return out
+	}
+	go func() {
+		if !ls.known {
+			for i, f := range ls.r.files {
+				ls.iface[i] = ifaceDigest(f)
+			}
+		}
+		data := encodeLinks(ls.in, ls.r, ls.keys, ls.iface)
+		if err := writeAtomic(ls.path, data); err != nil {
+			out <- fmt.Errorf("index links: %w", err)
+			return
+		}
+		out <- nil
+	}()
+	return out
+}

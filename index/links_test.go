@@ -1,0 +1,169 @@
+package index
+
+import (
+	"bytes"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// linkEdit changes the tree; the build after it must equal a fresh one.
+type linkEdit struct {
+	name string
+	edit func(t *testing.T, dir string)
+	// local edits leave other files' resolution as it was: only the
+	// edited file is resolved again. Others may resolve every file.
+	local bool
+}
+
+func replaceIn(file, old, new string) func(t *testing.T, dir string) {
+	return func(t *testing.T, dir string) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(file))
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(src), old) {
+			t.Fatalf("%s does not contain %q", file, old)
+		}
+		if err := os.WriteFile(p, []byte(strings.Replace(string(src), old, new, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func appendTo(file, text string) func(t *testing.T, dir string) {
+	return func(t *testing.T, dir string) {
+		t.Helper()
+		f, err := os.OpenFile(filepath.Join(dir, filepath.FromSlash(file)), os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString(text); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func removeFile(file string) func(t *testing.T, dir string) {
+	return func(t *testing.T, dir string) {
+		t.Helper()
+		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(file))); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// runLinkEdits applies the edits in turn to one copy of src, building with
+// the cache after each, and checks every build, and the warm build after
+// it, against a build without the cache.
+func runLinkEdits(t *testing.T, src string, edits []linkEdit) {
+	dir := copyTree(t, src)
+	var log bytes.Buffer
+	opts := Options{CacheDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	buildT(t, dir, opts)
+	for _, e := range edits {
+		e.edit(t, dir)
+		log.Reset()
+		inc := buildT(t, dir, opts)
+		if n := resolvedFiles(t, log.String()); e.local && n != 1 {
+			t.Errorf("%s: %d files resolved, want 1", e.name, n)
+		}
+		fresh := buildT(t, dir, Options{NoCache: true})
+		if got, want := dump(inc), dump(fresh); got != want {
+			t.Fatalf("%s: index differs from a fresh one:\n%s", e.name, lineDiff(want, got))
+		}
+		log.Reset()
+		warm := buildT(t, dir, opts)
+		if n := resolvedFiles(t, log.String()); n != 0 {
+			t.Errorf("%s: warm build resolved %d files, want 0", e.name, n)
+		}
+		if st := warm.Stats(); st.Cache != "warm" {
+			t.Fatalf("%s: next build is %s, want warm", e.name, st.Cache)
+		}
+		if got, want := dump(warm), dump(fresh); got != want {
+			t.Fatalf("%s: warm index differs from a fresh one:\n%s", e.name, lineDiff(want, got))
+		}
+	}
+}
+
+func resolvedFiles(t *testing.T, log string) int {
+	t.Helper()
+	_, after, ok := strings.Cut(log, "resolved_files=")
+	if !ok {
+		t.Fatalf("no resolved_files in the build log:\n%s", log)
+	}
+	n, err := strconv.Atoi(strings.Fields(after)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestLinksFollowPythonEdits(t *testing.T) {
+	runLinkEdits(t, filepath.Join("..", "testdata", "index", "pyrepo"), []linkEdit{
+		{"comment appended", appendTo("pkg/util.py", "# x\n"), true},
+		{"body edited in place", replaceIn("pkg/base.py", "return helper(1)", "return decorate(1)"), true},
+		{"imported function renamed", replaceIn("pkg/util.py", "def tidy(s):", "def tidy2(s):"), false},
+		{"imported function restored", replaceIn("pkg/util.py", "def tidy2(s):", "def tidy(s):"), false},
+		{"method added to a base class", replaceIn("pkg/base.py", "    def step(self):", "    def missing(self):\n        return 1\n\n    def step(self):"), false},
+		{"re-export changed", replaceIn("pkg/__init__.py", "from .base import Base, helper", "from .base import Base, decorate as helper"), false},
+		{"lines inserted above definitions", replaceIn("pkg/base.py", "import functools\n", "import functools\n\n\n# moved down\n"), false},
+		{"module variable imported", replaceIn("pkg/sub/models.py", "    m.save()\n", "    m.save()\n    DEFAULT.run()\n"), true},
+		{"imported module variable defined", appendTo("pkg/base.py", "\nDEFAULT = Base(\"x\")\n"), true},
+		{"import of the variable added", replaceIn("pkg/sub/models.py", "from ..base import Base, decorate", "from ..base import Base, decorate, DEFAULT"), false},
+		{"module variable retyped", replaceIn("pkg/base.py", "DEFAULT = Base(\"x\")", "DEFAULT = helper(\"x\")"), true},
+		{"imported file deleted", removeFile("pkg/util.py"), false},
+		{"imported file added back", appendTo("pkg/util.py", "def join(*parts):\n    return parts\n\n\ndef tidy(s):\n    return s\n"), false},
+		{"new file", appendTo("pkg/extra.py", "from .util import tidy\n\n\ndef clean(s):\n    return tidy(s)\n"), false},
+		{"base class moved to another file", replaceIn("pkg/sub/models.py", "from ..base import Base, decorate, DEFAULT", "from ..extra import clean as Base\nfrom ..base import decorate, DEFAULT"), false},
+	})
+}
+
+func TestLinksFollowGoEdits(t *testing.T) {
+	runLinkEdits(t, filepath.Join("..", "testdata", "index", "gorepo"), []linkEdit{
+		{"comment appended", appendTo("shapes/shape.go", "// x\n"), true},
+		{"method added in another file", appendTo("shapes/build.go", "\nfunc (c Circle) Empty() bool { return c.R == 0 }\n"), false},
+		{"lines inserted above a method", replaceIn("shapes/shape.go", "func (c *Circle) Area() float64 {", "\n\n// Area is pi r squared.\nfunc (c *Circle) Area() float64 {"), false},
+		{"constructor renamed", replaceIn("shapes/build.go", "func NewCircle(", "func MakeCircle("), false},
+		{"module path changed", replaceIn("go.mod", "module example.com/geo", "module example.com/geo2"), false},
+	})
+}
+
+func TestLinksCorruptIsIgnored(t *testing.T) {
+	dir := copyTree(t, filepath.Join("..", "testdata", "index", "pyrepo"))
+	opts := Options{CacheDir: t.TempDir()}
+	want := dump(buildT(t, dir, opts))
+	files, _ := filepath.Glob(filepath.Join(opts.CacheDir, "index-*.links"))
+	if len(files) != 1 {
+		t.Fatalf("want one links file in %s, got %v", opts.CacheDir, files)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, bad := range map[string][]byte{
+		"garbage":   []byte("not links"),
+		"truncated": data[:len(data)/2],
+		"bit flip":  flipByte(data, len(data)/2),
+	} {
+		t.Run(name, func(t *testing.T) {
+			if err := os.WriteFile(files[0], bad, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got := dump(buildT(t, dir, opts)); got != want {
+				t.Errorf("index with corrupt links differs:\n%s", lineDiff(want, got))
+			}
+			if got := dump(buildT(t, dir, opts)); got != want {
+				t.Errorf("index with rewritten links differs:\n%s", lineDiff(want, got))
+			}
+		})
+	}
+}
