@@ -98,8 +98,9 @@ func ifaceDigest(f *rawFile) uint64 {
 }
 
 // encodeLinks writes the resolution of every file; iface holds each file's
-// interface digest.
-func encodeLinks(in linkInputs, r *resolver, keys []fileKey, iface []uint64) []byte {
+// interface digest. Files in keep took their links from prev, whose bytes
+// are copied rather than encoded again.
+func encodeLinks(in linkInputs, r *resolver, keys []fileKey, iface []uint64, prev *linkSet, keep []bool) []byte {
 	e := &encoder{buf: make([]byte, 0, 1<<20)}
 	e.buf = append(e.buf, linksMagic...)
 	e.uint(linksVersion)
@@ -118,6 +119,11 @@ func encodeLinks(in linkInputs, r *resolver, keys []fileKey, iface []uint64) []b
 		e.uint(iface[i])
 		e.uint(uint64(r.counts[i].resolved))
 		e.uint(uint64(r.counts[i].unresolved))
+		if keep != nil && keep[i] {
+			e.uint(uint64(len(prev.files[i].units)))
+			e.buf = append(e.buf, prev.files[i].units...)
+			continue
+		}
 		unit.buf = unit.buf[:0]
 		lo, hi := r.fileUnits(i)
 		for g := lo; g < hi; g++ {

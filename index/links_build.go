@@ -22,6 +22,8 @@ type linkStore struct {
 	dirty bool // whether the saved file no longer matches this build
 	// resolved is how many files had their calls resolved.
 	resolved int
+	prev     *linkSet
+	keep     []bool
 }
 
 func openLinks(c *fileCache, opts Options) *linkStore {
@@ -63,6 +65,7 @@ func resolveAll(root string, res *extractResult, workers int, links *linkStore) 
 	}
 	if links != nil && links.path != "" {
 		links.r, links.keys, links.iface, links.known = r, res.keys, iface, keep != nil
+		links.prev, links.keep = prev, keep
 		links.dirty = keep == nil || len(res.files) == 0
 		for _, k := range keep {
 			links.dirty = links.dirty || !k
@@ -103,7 +106,7 @@ func (ls *linkStore) saveAsync() <-chan error {
 				ls.iface[i] = ifaceDigest(f)
 			}
 		}
-		data := encodeLinks(ls.in, ls.r, ls.keys, ls.iface)
+		data := encodeLinks(ls.in, ls.r, ls.keys, ls.iface, ls.prev, ls.keep)
 		if err := writeAtomic(ls.path, data); err != nil {
 			out <- fmt.Errorf("index links: %w", err)
 			return
