@@ -134,6 +134,9 @@ func (f *Families) recordCheckpoint(ctx context.Context, h *memory.Hypothesis, t
 	f.emit(event.Event{Type: event.Checkpoint, Checkpoint: &event.CheckpointInfo{
 		Hypothesis: h.ID, Todo: t.ID, Hash: hash, Parent: parent, Branch: h.Branch, Message: msg, Stat: cp.Stat}})
 	f.emitDiff(ctx, parent, hash, fmt.Sprintf("checkpoint %s (%s)", short(hash), msg))
+	// The hypothesis as a whole, so the screen can show it against the
+	// original state before any comparison is asked for.
+	f.emitDiff(ctx, f.mem.Original, h.Branch, fmt.Sprintf("%s vs original (%s)", h.ID, h.Branch))
 	text := fmt.Sprintf("Committed %s for %s %q: %s\n\n%s", short(hash), t.ID, t.Content, cp.Stat, f.mem.TodoOverview(h))
 	return tool.Output{Text: text, Summary: fmt.Sprintf("checkpoint %s %s/%s", short(hash), h.ID, t.ID)}, nil
 }

@@ -327,3 +327,29 @@ func (u uiApprover) Approve(ctx context.Context, req *event.ApprovalRequest) (ev
 	close(u.asked)
 	return req.Wait(ctx)
 }
+
+func TestCheckpointPublishesBothDiffs(t *testing.T) {
+	ctx := context.Background()
+	f, dir, _ := setup(t, nil)
+	bus := event.NewBus(nil)
+	ch := bus.Subscribe()
+	f.cfg.Bus = bus
+	expectOK(t, "Original")(f.InitBase(ctx))
+	expectOK(t, "h1")(f.UpdateHypothesis(ctx, "- [-] one"))
+	expectOK(t, "one")(f.StartHypothesis(ctx, "one"))
+	expectOK(t, "t1")(f.UpdateTodo(ctx, "h1", "- [-] a"))
+	write(t, dir, "calc.py", "a\n")
+	expectOK(t, "Committed")(f.CommitTodo(ctx, "a", "a"))
+	bus.Close()
+	var toCheckpoint, toBranch bool
+	for e := range ch {
+		if e.Type != event.Diff {
+			continue
+		}
+		toCheckpoint = toCheckpoint || (e.Diff.From == f.mem.Hypothesis("h1").Todo("t1").Parent && strings.Contains(e.Diff.Patch, "+a"))
+		toBranch = toBranch || (e.Diff.From == f.mem.Original && e.Diff.To == "swe-adept/r1/one" && strings.Contains(e.Diff.Patch, "+a"))
+	}
+	if !toCheckpoint || !toBranch {
+		t.Errorf("diff events: checkpoint vs parent %v, hypothesis vs original %v; want both", toCheckpoint, toBranch)
+	}
+}
