@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/swe-adept/swe-adept/agent/batch"
+	"github.com/swe-adept/swe-adept/internal/testtree"
 )
 
 // batchInput commits the run sample into REPOS/acme/inventory (bare) and
@@ -16,7 +17,7 @@ import (
 func batchInput(t *testing.T) (instances, repos string) {
 	t.Helper()
 	src := t.TempDir()
-	copySampleTree(t, filepath.Join("testdata", "run", "inventory"), src)
+	testtree.Copy(t, filepath.Join("testdata", "run", "inventory"), src)
 	repos = t.TempDir()
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "inventory"},
 		{"clone", "-q", "--bare", src, filepath.Join(repos, "acme", "inventory")}} {

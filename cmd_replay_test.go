@@ -20,6 +20,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/replay"
 	"github.com/swe-adept/swe-adept/agent/run"
+	"github.com/swe-adept/swe-adept/internal/testtree"
 	"github.com/swe-adept/swe-adept/tui"
 )
 
@@ -84,7 +85,7 @@ func TestReplayMatchesLiveRun(t *testing.T) {
 		t.Skip("python3 is not installed: the scripted resolution runs the sample's tests")
 	}
 	repo := t.TempDir()
-	copySampleTree(t, filepath.Join("testdata", "run", "inventory"), repo)
+	testtree.Copy(t, filepath.Join("testdata", "run", "inventory"), repo)
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "inventory"}} {
 		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
 		cmd.Dir = repo
@@ -126,30 +127,6 @@ func TestReplayMatchesLiveRun(t *testing.T) {
 	}
 	if replayed != live {
 		t.Fatalf("replay differs from the live run:\n--- replay\n%s\n--- live\n%s", replayed, live)
-	}
-}
-
-func copySampleTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			if d.Name() == "__pycache__" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/swe-adept/swe-adept/agent/swebench"
+	"github.com/swe-adept/swe-adept/internal/testtree"
 )
 
 var shopIssue = mustRead(filepath.Join("..", "..", "testdata", "localize", "issue.md"))
@@ -38,7 +39,7 @@ func mirrors(t *testing.T) (string, string) {
 func mirror(t *testing.T, src, repos, name string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "src")
-	copyTree(t, src, dir)
+	testtree.Copy(t, src, dir)
 	git(t, dir, "init", "-q")
 	git(t, dir, "add", "-A")
 	git(t, dir, "commit", "-q", "-m", "base")
@@ -60,30 +61,6 @@ func git(t *testing.T, dir string, args ...string) string {
 		t.Fatalf("git %v: %v: %s", args, err, out)
 	}
 	return string(out)
-}
-
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			if d.Name() == "__pycache__" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // instancesFile writes an instances JSONL with two good shop instances,

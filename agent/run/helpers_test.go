@@ -1,7 +1,6 @@
 package run
 
 import (
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
+	"github.com/swe-adept/swe-adept/internal/testtree"
 )
 
 const sampleDir = "../../testdata/run"
@@ -36,38 +36,12 @@ func git(t *testing.T, dir string, args ...string) string {
 	return string(out)
 }
 
-// copySample copies the sample package into dir.
-func copySample(t *testing.T, dir string) {
-	t.Helper()
-	src := filepath.Join(sampleDir, "inventory")
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			if d.Name() == "__pycache__" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // sampleRepo makes a git repository of the sample with an engineer's
 // uncommitted edit and untracked file, and returns it with the dirty bytes.
 func sampleRepo(t *testing.T) (dir string, readme []byte) {
 	t.Helper()
 	dir = t.TempDir()
-	copySample(t, dir)
+	testtree.Copy(t, filepath.Join(sampleDir, "inventory"), dir)
 	git(t, dir, "init", "-q", "-b", "main")
 	git(t, dir, "add", "-A")
 	git(t, dir, "commit", "-q", "-m", "inventory")

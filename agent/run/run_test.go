@@ -15,6 +15,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/localize"
 	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/internal/testtree"
 	"github.com/swe-adept/swe-adept/memory"
 )
 
@@ -60,7 +61,7 @@ func checkPatch(t *testing.T, sum Summary) {
 		t.Errorf("dropped %v, want [reproduce.py]", sum.Dropped)
 	}
 	fresh := t.TempDir()
-	copySample(t, fresh)
+	testtree.Copy(t, filepath.Join(sampleDir, "inventory"), fresh)
 	cmd := exec.Command("git", "apply", "-")
 	cmd.Dir, cmd.Stdin = fresh, strings.NewReader(patch)
 	if out, err := cmd.CombinedOutput(); err != nil {
