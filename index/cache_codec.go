@@ -33,25 +33,38 @@ func (e *encoder) str(s string) {
 	e.buf = append(e.buf, s...)
 }
 
+// bytes writes b as str would write string(b).
+func (e *encoder) bytes(b []byte) {
+	e.buf = binary.AppendUvarint(e.buf, uint64(len(b)))
+	e.buf = append(e.buf, b...)
+}
+
 // encodeCache writes every file's extraction. Files unchanged since prev
 // was loaded are copied as the bytes they were loaded from, so saving after
 // one edit costs little more than writing the file.
 func encodeCache(res *extractResult, maxSize int64, prev map[string]cacheEntry) []byte {
+	recs := make([][]byte, len(res.files))
 	size := 64
-	for _, f := range res.files {
-		size += int(f.Size / 4) // raw extractions run at about a quarter of the source
+	for i, f := range res.files {
+		switch old, ok := prev[f.Path]; {
+		case i < len(res.enc) && res.enc[i] != nil:
+			recs[i] = res.enc[i]
+		case ok && old.raw == f && old.key == res.keys[i] && len(old.enc) > 0:
+			recs[i] = old.enc
+		default:
+			e := &encoder{}
+			e.encodeFile(f, res.keys[i])
+			recs[i] = e.buf
+		}
+		size += len(recs[i])
 	}
 	e := &encoder{buf: make([]byte, 0, size)}
 	e.buf = append(e.buf, cacheMagic...)
 	e.uint(cacheVersion)
 	e.int(maxSize)
 	e.uint(uint64(len(res.files)))
-	for i, f := range res.files {
-		if old, ok := prev[f.Path]; ok && old.raw == f && old.key == res.keys[i] && len(old.enc) > 0 {
-			e.buf = append(e.buf, old.enc...)
-			continue
-		}
-		e.encodeFile(f, res.keys[i])
+	for _, r := range recs {
+		e.buf = append(e.buf, r...)
 	}
 	return binary.LittleEndian.AppendUint32(e.buf, crc32.Checksum(e.buf, castagnoli))
 }

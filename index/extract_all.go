@@ -4,6 +4,7 @@ import (
 	"context"
 	"hash/crc32"
 	"os"
+	"slices"
 	"sort"
 	"sync"
 )
@@ -19,8 +20,15 @@ type extractResult struct {
 	files   []*rawFile
 	sources [][]byte
 	keys    []fileKey
-	parsed  int
-	skipped map[string]int
+	// enc and iface are made by the workers for the files they parsed, so
+	// that saving the cache and the links later costs little: enc is the
+	// file's cache record (nil if not parsed), iface its interface digest
+	// (valid where digested is set).
+	enc      [][]byte
+	iface    []uint64
+	digested []bool
+	parsed   int
+	skipped  map[string]int
 }
 
 // fileKey is what decides whether a cached extraction is still good.
@@ -34,6 +42,8 @@ type extractOut struct {
 	raw    *rawFile
 	src    []byte
 	key    fileKey
+	enc    []byte
+	iface  uint64
 	parsed bool
 	skip   string
 	err    error
@@ -106,6 +116,9 @@ func collect(outs []extractOut, cands []candidate, opts Options) (*extractResult
 		res.files = append(res.files, o.raw)
 		res.sources = append(res.sources, o.src)
 		res.keys = append(res.keys, o.key)
+		res.enc = append(res.enc, o.enc)
+		res.iface = append(res.iface, o.iface)
+		res.digested = append(res.digested, o.parsed)
 		if o.parsed {
 			res.parsed++
 		}
@@ -137,5 +150,11 @@ func extractOne(ctx context.Context, p *parser, c *candidate, cache *fileCache, 
 		raw = &rawFile{Path: c.rel, Lang: c.lang.name, Lines: countLines(src), Size: int64(len(src)), Flags: flagSyntaxError}
 		raw.Units = makeChunks(src, nil, raw.Lines)
 	}
-	return extractOut{raw: raw, src: src, key: key, parsed: true}
+	out := extractOut{raw: raw, src: src, key: key, parsed: true, iface: p.digest.digest(raw)}
+	if !cache.off {
+		p.enc.buf = p.enc.buf[:0]
+		p.enc.encodeFile(raw, key)
+		out.enc = slices.Clone(p.enc.buf)
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 	"hash/crc64"
 	"os"
+	"slices"
 )
 
 // The links file keeps the previous run's call resolution: for every file,
@@ -70,38 +71,52 @@ func programID() string {
 // targets or parents; and resolution reads positions only to find a
 // class's own members, which the parent links already fix.
 func ifaceDigest(f *rawFile) uint64 {
+	var d digester
+	return d.digest(f)
+}
+
+// digester keeps its buffers from one file to the next.
+type digester struct {
+	units   []rawUnit
+	kept    []int
+	imports []rawImport
+	e       encoder
+}
+
+func (d *digester) digest(f *rawFile) uint64 {
 	p := *f
 	p.Lines, p.Size = 0, 0
-	p.Units = make([]rawUnit, 0, len(f.Units))
-	kept := make([]int, len(f.Units))
+	d.units = d.units[:0]
+	d.kept = slices.Grow(d.kept[:0], len(f.Units))[:len(f.Units)]
 	for i := range f.Units {
 		u := f.Units[i]
 		if u.Kind == KindChunk {
-			kept[i] = -2
+			d.kept[i] = -2
 			continue
 		}
-		kept[i] = len(p.Units)
+		d.kept[i] = len(d.units)
 		if u.Parent >= 0 {
-			u.Parent = kept[u.Parent]
+			u.Parent = d.kept[u.Parent]
 		}
 		u.Start, u.End, u.Calls = 0, 0, nil
-		p.Units = append(p.Units, u)
+		d.units = append(d.units, u)
 	}
-	p.Imports = make([]rawImport, len(f.Imports))
-	for i, im := range f.Imports {
-		im.Line = 0
-		p.Imports[i] = im
+	p.Units = d.units
+	d.imports = append(d.imports[:0], f.Imports...)
+	for i := range d.imports {
+		d.imports[i].Line = 0
 	}
-	e := &encoder{}
-	e.encodeFile(&p, fileKey{})
-	return crc64.Checksum(e.buf, crc64Table)
+	p.Imports = d.imports
+	d.e.buf = d.e.buf[:0]
+	d.e.encodeFile(&p, fileKey{})
+	return crc64.Checksum(d.e.buf, crc64Table)
 }
 
 // encodeLinks writes the resolution of every file; iface holds each file's
 // interface digest. Files in keep took their links from prev, whose bytes
 // are copied rather than encoded again.
 func encodeLinks(in linkInputs, r *resolver, keys []fileKey, iface []uint64, prev *linkSet, keep []bool) []byte {
-	e := &encoder{buf: make([]byte, 0, 1<<20)}
+	e := &encoder{buf: make([]byte, 0, linksSizeHint(r))}
 	e.buf = append(e.buf, linksMagic...)
 	e.uint(linksVersion)
 	e.uint(cacheVersion)
@@ -129,9 +144,19 @@ func encodeLinks(in linkInputs, r *resolver, keys []fileKey, iface []uint64, pre
 		for g := lo; g < hi; g++ {
 			unit.encodeUnitLinks(r.units[g])
 		}
-		e.str(string(unit.buf))
+		e.bytes(unit.buf)
 	}
 	return binary.LittleEndian.AppendUint32(e.buf, crc32.Checksum(e.buf, castagnoli))
+}
+
+// linksSizeHint guesses the links file's size from its calls, so that
+// the buffer rarely grows.
+func linksSizeHint(r *resolver) int {
+	n := 1 << 16
+	for _, u := range r.units {
+		n += 4 + 24*len(u.Children) + 16*len(u.Unresolved)
+	}
+	return n
 }
 
 func (e *encoder) encodeUnitLinks(u *Unit) {
@@ -245,7 +270,10 @@ func (ls *linkSet) reusable(res *extractResult, iface []uint64) []bool {
 			iface[i], reuse[i] = lf.iface, true
 			continue
 		}
-		if iface[i] = ifaceDigest(f); iface[i] != lf.iface {
+		if i >= len(res.digested) || !res.digested[i] {
+			iface[i] = ifaceDigest(f)
+		}
+		if iface[i] != lf.iface {
 			return nil
 		}
 	}

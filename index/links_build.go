@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -16,9 +17,9 @@ type linkStore struct {
 	r     *resolver
 	keys  []fileKey
 	iface []uint64
-	// known is whether iface holds every file's digest already: the
-	// digests were only needed for changed files when links were reused.
-	known bool
+	// digested marks the files whose iface entry is filled in: those the
+	// workers parsed, or all of them when stored links were reused.
+	digested []bool
 	dirty bool // whether the saved file no longer matches this build
 	// resolved is how many files had their calls resolved.
 	resolved int
@@ -39,7 +40,10 @@ func openLinks(c *fileCache, opts Options) *linkStore {
 func resolveAll(root string, res *extractResult, workers int, links *linkStore) *resolver {
 	rootBase, goModule := filepath.Base(root), readGoModule(root)
 	var prev *linkSet
-	iface := make([]uint64, len(res.files))
+	iface := slices.Clone(res.iface)
+	if len(iface) != len(res.files) {
+		iface = make([]uint64, len(res.files))
+	}
 	var keep []bool
 	if links != nil && links.path != "" {
 		links.in.rootBase, links.in.goModule, links.in.program = rootBase, goModule, programID()
@@ -64,7 +68,10 @@ func resolveAll(root string, res *extractResult, workers int, links *linkStore) 
 		}
 	}
 	if links != nil && links.path != "" {
-		links.r, links.keys, links.iface, links.known = r, res.keys, iface, keep != nil
+		links.r, links.keys, links.iface, links.digested = r, res.keys, iface, res.digested
+		if keep != nil {
+			links.digested = nil // reusable filled in every digest
+		}
 		links.prev, links.keep = prev, keep
 		links.dirty = keep == nil || len(res.files) == 0
 		for _, k := range keep {
@@ -101,9 +108,11 @@ func (ls *linkStore) saveAsync() <-chan error {
 		return out
 	}
 	go func() {
-		if !ls.known {
+		if ls.digested != nil {
 			for i, f := range ls.r.files {
-				ls.iface[i] = ifaceDigest(f)
+				if !ls.digested[i] {
+					ls.iface[i] = ifaceDigest(f)
+				}
 			}
 		}
 		data := encodeLinks(ls.in, ls.r, ls.keys, ls.iface, ls.prev, ls.keep)

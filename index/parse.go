@@ -15,6 +15,9 @@ type parser struct {
 	langs map[string]*langParser
 	qc    *sitter.QueryCursor
 	py    *pyScanner // made on first use
+	// Buffers for the cache record and interface digest of each file.
+	enc    encoder
+	digest digester
 }
 
 type langParser struct {
