@@ -20,7 +20,7 @@ type linkStore struct {
 	// digested marks the files whose iface entry is filled in: those the
 	// workers parsed, or all of them when stored links were reused.
 	digested []bool
-	dirty bool // whether the saved file no longer matches this build
+	dirty    bool // whether the saved file no longer matches this build
 	// resolved is how many files had their calls resolved.
 	resolved int
 	prev     *linkSet
