@@ -139,8 +139,11 @@ func TestBusDoesNotStallOnAStuckSubscriber(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("emitting stalled behind a subscriber that stopped reading")
 	}
-	if b.Dropped() != 5000-cap(stuck) {
-		t.Errorf("dropped %d, want %d", b.Dropped(), 5000-cap(stuck))
+	// The live reader may fall behind and lose some too, so the stuck
+	// subscriber's losses are a lower bound.
+	if len(stuck) != cap(stuck) || b.Dropped() < 5000-cap(stuck) {
+		t.Errorf("stuck holds %d of %d, dropped %d; want full and at least %d dropped",
+			len(stuck), cap(stuck), b.Dropped(), 5000-cap(stuck))
 	}
 	<-stuck // make room: a terminal event waits for it rather than being dropped
 	b.Emit(Event{Type: Done})
