@@ -221,7 +221,9 @@ typedef struct {
 	uint32_t *buf;
 	size_t len, cap;
 	int oom;
-	TSSymbol s_func, s_class, s_decorated, s_call, s_import, s_import_from, s_assign, s_ident;
+	TSSymbol s_func, s_class, s_decorated, s_call, s_import, s_import_from, s_assign, s_ident, s_string;
+	const char *src;
+	uint32_t n;
 	TSFieldId f_name, f_parameters, f_return_type, f_type_parameters, f_superclasses,
 		f_definition, f_function, f_module_name, f_alias, f_left, f_right;
 } pyscan;
@@ -247,6 +249,7 @@ static pyscan *pyscan_new(void) {
 	s->s_import_from = sym("import_from_statement");
 	s->s_assign = sym("assignment");
 	s->s_ident = sym("identifier");
+	s->s_string = sym("string");
 	s->f_name = field("name");
 	s->f_parameters = field("parameters");
 	s->f_return_type = field("return_type");
@@ -375,33 +378,51 @@ static void scan_import(pyscan *s, TSNode n, bool from) {
 	if (!s->oom) s->buf[count_at] = nn;
 }
 
-static void visit(pyscan *s, TSNode n) {
+// fstring is whether the string literal at src[at] has an f prefix, the
+// only kind whose children can hold calls.
+static bool fstring(const char *src, uint32_t n, uint32_t at) {
+	for (; at < n; at++) {
+		char c = src[at];
+		if (c == 'f' || c == 'F') return true;
+		if (c == '\'' || c == '"') return false;
+	}
+	return false;
+}
+
+// visit records n if it is one of the nodes extraction wants, and returns
+// whether its children can hold any: strings without an f prefix and
+// imports cannot, and skipping them saves a good part of the walk.
+static bool visit(pyscan *s, TSNode n) {
 	TSSymbol t = ts_node_symbol(n);
 	TSNode a, b, c;
 	if (t == s->s_call) {
-		if (!child(n, s->f_function, &a)) return;
+		if (!child(n, s->f_function, &a)) return true;
 		put(s, R_CALL);
 		put_span(s, a);
 		put(s, ts_node_start_point(a).row);
+	} else if (t == s->s_string) {
+		return fstring(s->src, s->n, ts_node_start_byte(n));
 	} else if (t == s->s_func || t == s->s_class) {
 		scan_def(s, n, t == s->s_class);
 	} else if (t == s->s_decorated) {
 		a = ts_node_child_by_field_id(n, s->f_definition);
-		if (ts_node_is_null(a)) return;
+		if (ts_node_is_null(a)) return true;
 		put(s, R_DECORATED);
 		put(s, ts_node_start_byte(n));
 		put(s, ts_node_start_point(n).row);
 		put(s, ts_node_start_byte(a));
 	} else if (t == s->s_import || t == s->s_import_from) {
 		scan_import(s, n, t == s->s_import_from);
+		return false;
 	} else if (t == s->s_assign) {
-		if (!child(n, s->f_left, &a) || !child(n, s->f_right, &b)) return;
-		if (ts_node_symbol(b) != s->s_call || !child(b, s->f_function, &c)) return;
+		if (!child(n, s->f_left, &a) || !child(n, s->f_right, &b)) return true;
+		if (ts_node_symbol(b) != s->s_call || !child(b, s->f_function, &c)) return true;
 		put(s, R_ASSIGN);
 		put_span(s, a);
 		put(s, ts_node_start_point(a).row);
 		put_span(s, c);
 	}
+	return true;
 }
 
 // pyscan_run parses src and records its definitions, calls, imports and
@@ -422,9 +443,10 @@ static int pyscan_run(pyscan *s, const char *src, uint32_t n) {
 		TSNode root = ts_tree_root_node(tree);
 		rc = ts_node_has_error(root) ? 1 : 0;
 		TSTreeCursor cur = ts_tree_cursor_new(root);
+		s->src = src;
+		s->n = n;
 		for (;;) {
-			visit(s, ts_tree_cursor_current_node(&cur));
-			if (ts_tree_cursor_goto_first_child(&cur)) continue;
+			if (visit(s, ts_tree_cursor_current_node(&cur)) && ts_tree_cursor_goto_first_child(&cur)) continue;
 			bool more = false;
 			while (!(more = ts_tree_cursor_goto_next_sibling(&cur))) {
 				if (!ts_tree_cursor_goto_parent(&cur)) break;

@@ -2,7 +2,9 @@ package index
 
 import (
 	"context"
+	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -245,6 +247,7 @@ func pyScanSeeds(t testing.TB) [][]byte {
 		[]byte("import a.b as c, d\nfrom ..e import (f as g, h)\nfrom . import *\nf\"{x(y)}\"\n"),
 		[]byte("class E(F,  # note\n        G, x=1):\n    pass\n"),
 		[]byte(strings.Repeat("x = 1\n", 450)),
+		[]byte("s = rb\"x\" f\"{a(b)}\" 'c'\nt = Rf'{g()!r:>{w()}}'\nu = u\"{h()}\"\nv = \"\"\"{i()}\"\"\"\nw = F'''{j()}'''\nx = 'q\\\nf(1)'\n"),
 		[]byte{})
 }
 
@@ -268,6 +271,32 @@ func TestPyScanMatchesQuery(t *testing.T) {
 	p := newParser()
 	defer p.close()
 	for _, src := range pyScanSeeds(t) {
+		sameAsQuery(t, p, src)
+	}
+}
+
+// TestPyScanMatchesQueryOnStdlib compares the two on a sample of real
+// code, where the scanner's shortcuts (the strings and imports it does not
+// enter) meet every construct the language has.
+func TestPyScanMatchesQueryOnStdlib(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads the Python standard library")
+	}
+	out, err := exec.Command("python3", "-c", `import sysconfig;print(sysconfig.get_paths()["stdlib"])`).Output()
+	if err != nil {
+		t.Skipf("no python3 to find the standard library: %v", err)
+	}
+	cands, _, err := walk(context.Background(), strings.TrimSpace(string(out)), nil, slog.New(slog.DiscardHandler))
+	if err != nil || len(cands) == 0 {
+		t.Skipf("no Python standard library at %s (%v)", out, err)
+	}
+	p := newParser()
+	defer p.close()
+	for i := 0; i < len(cands); i += 7 {
+		src, err := os.ReadFile(cands[i].abs)
+		if err != nil || cands[i].lang != pythonLang || sniff(src) != "" || len(src) > DefaultMaxFileSize {
+			continue
+		}
 		sameAsQuery(t, p, src)
 	}
 }
