@@ -69,6 +69,7 @@ func (c *fileCache) wait() { <-c.done }
 
 // lookup returns the cached extraction of a file if its content is unchanged.
 func (c *fileCache) lookup(rel, lang string, key fileKey) *rawFile {
+	c.wait()
 	if c.entries == nil {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"unsafe"
 )
 
 // The cache file is compact binary rather than gob: a warm run must load
@@ -24,6 +25,15 @@ const (
 )
 
 type encoder struct{ buf []byte }
+
+// frozen views b, which its caller never writes again, as a string without
+// copying it: every string the decoders return is a slice of it.
+func frozen(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
 
 func (e *encoder) uint(v uint64) { e.buf = binary.AppendUvarint(e.buf, v) }
 func (e *encoder) int(v int64)   { e.buf = binary.AppendVarint(e.buf, v) }
@@ -190,7 +200,7 @@ func decodeCache(data []byte, maxSize int64) (map[string]cacheEntry, error) {
 		return nil, fmt.Errorf("%w: checksum mismatch", errCorrupt)
 	}
 	body := data[len(cacheMagic):]
-	d := &decoder{buf: body, all: string(body)} // one copy for every string
+	d := &decoder{buf: body, all: frozen(body)}
 	if v := d.uint(); v != cacheVersion {
 		return nil, fmt.Errorf("index cache version %d, want %d", v, cacheVersion)
 	}

@@ -53,7 +53,6 @@ type extractOut struct {
 // vouch for, on opts.Workers goroutines, each with its own parser.
 func extractAll(ctx context.Context, cands []candidate, cache *fileCache, opts Options) (*extractResult, error) {
 	sort.Slice(cands, func(i, j int) bool { return cands[i].rel < cands[j].rel })
-	cache.wait()
 	outs := make([]extractOut, len(cands))
 	jobs := make(chan int, len(cands))
 	for _, i := range largestFirst(cands) {

@@ -190,7 +190,7 @@ func decodeLinks(data []byte, in linkInputs) (*linkSet, error) {
 		return nil, fmt.Errorf("%w: links checksum mismatch", errCorrupt)
 	}
 	body := data[len(linksMagic):]
-	d := &decoder{buf: body, all: string(body)}
+	d := &decoder{buf: body, all: frozen(body)}
 	if v, cv := d.uint(), d.uint(); v != linksVersion || cv != cacheVersion {
 		return nil, fmt.Errorf("links version %d/%d, want %d/%d", v, cv, linksVersion, cacheVersion)
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // linkStore carries the links file through one build: loaded before
@@ -91,13 +93,27 @@ func linkFiles(rootBase, goModule string, res *extractResult, workers int, keep 
 	return r
 }
 
+// applyLinks gives the kept files their stored links, each worker taking
+// a contiguous share of the files, since each file writes only its own
+// units.
 func applyLinks(r *resolver, prev *linkSet, keep []bool) bool {
-	for i, k := range keep {
-		if k && !prev.apply(r, i, &prev.files[i]) {
-			return false
-		}
+	workers := max(r.workers, 1)
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		lo, hi := w*len(keep)/workers, (w+1)*len(keep)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi && !failed.Load(); i++ {
+				if keep[i] && !prev.apply(r, i, &prev.files[i]) {
+					failed.Store(true)
+				}
+			}
+		}()
 	}
-	return true
+	wg.Wait()
+	return !failed.Load()
 }
 
 // saveAsync writes the links file unless this build reused all of it.

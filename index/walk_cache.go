@@ -161,7 +161,7 @@ func decodeDirCache(data []byte) (map[string]*dirListing, error) {
 		return nil, errors.New("checksum mismatch")
 	}
 	body := data[len(dirCacheMagic):]
-	d := &decoder{buf: body, all: string(body)}
+	d := &decoder{buf: body, all: frozen(body)}
 	if v := d.uint(); v != cacheVersion {
 		return nil, fmt.Errorf("version %d, want %d", v, cacheVersion)
 	}
