@@ -24,9 +24,11 @@ type fileCache struct {
 }
 
 type cacheEntry struct {
-	key fileKey
-	raw *rawFile
-	enc []byte // the entry's bytes in the loaded cache file
+	key  fileKey
+	lang string
+	enc  []byte // the file's record in the loaded cache
+	all  string // the loaded cache's body, of which enc starts at pos
+	pos  int
 }
 
 func openCache(root string, opts Options) *fileCache {
@@ -68,16 +70,26 @@ func (c *fileCache) load() {
 func (c *fileCache) wait() { <-c.done }
 
 // lookup returns the cached extraction of a file if its content is unchanged.
-func (c *fileCache) lookup(rel, lang string, key fileKey) *rawFile {
+// lookup returns the cached extraction of a file, and its record, if its
+// content is unchanged.
+func (c *fileCache) lookup(rel, lang string, key fileKey) (*rawFile, []byte) {
 	c.wait()
 	if c.entries == nil {
-		return nil
+		return nil, nil
 	}
 	e, ok := c.entries[rel]
-	if !ok || e.key.size != key.size || e.key.hash != key.hash || e.raw.Lang != lang {
-		return nil
+	if !ok || e.key.size != key.size || e.key.hash != key.hash || e.lang != lang {
+		return nil, nil
 	}
-	return e.raw
+	raw, err := e.decode()
+	if err != nil {
+		c.log.Warn("index: cached entry unreadable, parsing again", "path", rel, "err", err)
+		return nil, nil
+	}
+	if e.key != key {
+		return raw, nil // touched but unchanged: the record needs the new key
+	}
+	return raw, e.enc
 }
 
 // kind names how much of the cache this run used.
@@ -114,7 +126,7 @@ func sameKeys(entries map[string]cacheEntry, res *extractResult) bool {
 }
 
 func (c *fileCache) save(res *extractResult) error {
-	if err := writeAtomic(c.path, encodeCache(res, c.maxSize, c.entries)); err != nil {
+	if err := writeAtomic(c.path, encodeCache(res, c.maxSize)); err != nil {
 		return fmt.Errorf("index cache: %w", err)
 	}
 	return nil

@@ -21,7 +21,7 @@ const (
 	cacheMagic = "SWEADIDX"
 	// cacheVersion changes whenever extraction or this layout changes, so
 	// an old cache is ignored rather than misread.
-	cacheVersion = 3
+	cacheVersion = 4
 )
 
 type encoder struct{ buf []byte }
@@ -49,24 +49,22 @@ func (e *encoder) bytes(b []byte) {
 	e.buf = append(e.buf, b...)
 }
 
-// encodeCache writes every file's extraction. Files unchanged since prev
-// was loaded are copied as the bytes they were loaded from, so saving after
-// one edit costs little more than writing the file.
-func encodeCache(res *extractResult, maxSize int64, prev map[string]cacheEntry) []byte {
+// encodeCache writes every file's extraction as a length-prefixed record,
+// so that loading can find each file's record without decoding it. The
+// records of files read from the cache or parsed by the workers are ready
+// (res.enc) and only copied.
+func encodeCache(res *extractResult, maxSize int64) []byte {
 	recs := make([][]byte, len(res.files))
 	size := 64
 	for i, f := range res.files {
-		switch old, ok := prev[f.Path]; {
-		case i < len(res.enc) && res.enc[i] != nil:
+		if i < len(res.enc) && res.enc[i] != nil {
 			recs[i] = res.enc[i]
-		case ok && old.raw == f && old.key == res.keys[i] && len(old.enc) > 0:
-			recs[i] = old.enc
-		default:
+		} else {
 			e := &encoder{}
 			e.encodeFile(f, res.keys[i])
 			recs[i] = e.buf
 		}
-		size += len(recs[i])
+		size += binary.MaxVarintLen64 + len(recs[i])
 	}
 	e := &encoder{buf: make([]byte, 0, size)}
 	e.buf = append(e.buf, cacheMagic...)
@@ -74,7 +72,7 @@ func encodeCache(res *extractResult, maxSize int64, prev map[string]cacheEntry) 
 	e.int(maxSize)
 	e.uint(uint64(len(res.files)))
 	for _, r := range recs {
-		e.buf = append(e.buf, r...)
+		e.bytes(r)
 	}
 	return binary.LittleEndian.AppendUint32(e.buf, crc32.Checksum(e.buf, castagnoli))
 }
@@ -143,6 +141,11 @@ type decoder struct {
 }
 
 func (d *decoder) uint() uint64 {
+	if len(d.buf) > 0 && d.buf[0] < 0x80 { // most numbers and lengths are one byte
+		v := uint64(d.buf[0])
+		d.buf, d.pos = d.buf[1:], d.pos+1
+		return v
+	}
 	v, n := binary.Uvarint(d.buf)
 	if n <= 0 {
 		d.fail()
@@ -210,9 +213,23 @@ func decodeCache(data []byte, maxSize int64) (map[string]cacheEntry, error) {
 	n := d.count()
 	entries := make(map[string]cacheEntry, n)
 	for i := 0; i < n && d.err == nil; i++ {
-		start := d.buf
-		f, k := d.decodeFile()
-		entries[f.Path] = cacheEntry{key: k, raw: f, enc: start[:len(start)-len(d.buf)]}
+		size := d.count()
+		if d.err != nil {
+			break
+		}
+		e := cacheEntry{enc: d.buf[:size], all: d.all, pos: d.pos}
+		h := e.decoder()
+		path, lang := h.str(), h.str()
+		h.uint()
+		h.int()
+		h.uint()
+		h.str()
+		e.lang, e.key = lang, fileKey{size: h.int(), mtime: h.int(), hash: uint32(h.uint())}
+		if h.err != nil {
+			return nil, h.err
+		}
+		entries[path] = e
+		d.buf, d.pos = d.buf[size:], d.pos+size
 	}
 	if d.err == nil && len(d.buf) != 0 {
 		d.fail()
@@ -221,6 +238,20 @@ func decodeCache(data []byte, maxSize int64) (map[string]cacheEntry, error) {
 		return nil, d.err
 	}
 	return entries, nil
+}
+
+// decoder reads the entry's record.
+func (e *cacheEntry) decoder() *decoder { return &decoder{buf: e.enc, all: e.all, pos: e.pos} }
+
+// decode reads the entry's whole extraction; decodeCache only read the
+// header, so that the workers decode their files in parallel.
+func (e *cacheEntry) decode() (*rawFile, error) {
+	d := e.decoder()
+	f, _ := d.decodeFile()
+	if d.err == nil && len(d.buf) != 0 {
+		d.fail()
+	}
+	return f, d.err
 }
 
 func (d *decoder) decodeFile() (*rawFile, fileKey) {

@@ -135,8 +135,11 @@ func extractOne(ctx context.Context, p *parser, c *candidate, cache *fileCache, 
 		return extractOut{skip: reason}
 	}
 	key := fileKey{size: int64(len(src)), mtime: c.mtime, hash: contentHash(src)}
-	if raw := cache.lookup(c.rel, c.lang.name, key); raw != nil {
-		return extractOut{raw: raw, src: src, key: key}
+	if raw, enc := cache.lookup(c.rel, c.lang.name, key); raw != nil {
+		if enc == nil {
+			enc = p.record(raw, key)
+		}
+		return extractOut{raw: raw, src: src, key: key, enc: enc}
 	}
 	raw, err := p.extractFile(ctx, c.lang, c.rel, src, opts.MaxFileSize)
 	if err != nil {
@@ -151,9 +154,14 @@ func extractOne(ctx context.Context, p *parser, c *candidate, cache *fileCache, 
 	}
 	out := extractOut{raw: raw, src: src, key: key, parsed: true, iface: p.digest.digest(raw)}
 	if !cache.off {
-		p.enc.buf = p.enc.buf[:0]
-		p.enc.encodeFile(raw, key)
-		out.enc = slices.Clone(p.enc.buf)
+		out.enc = p.record(raw, key)
 	}
 	return out
+}
+
+// record is the file's cache record.
+func (p *parser) record(raw *rawFile, key fileKey) []byte {
+	p.enc.buf = p.enc.buf[:0]
+	p.enc.encodeFile(raw, key)
+	return slices.Clone(p.enc.buf)
 }

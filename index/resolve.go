@@ -57,10 +57,13 @@ func newResolver(rootBase string, files []*rawFile, workers int) *resolver {
 	r.parent = make([]int32, n)
 	r.fileOf = make([]int32, n)
 	r.hasMembers = make([]bool, n)
-	r.members = make(map[scopeName]int32, n)
+	members := make(chan map[scopeName]int32)
+	go func() { members <- memberTable(files, r.offs, n) }() // half the work, on another core
+	idc := make(chan []string)
+	go func() { idc <- unitIDs(files, n) }()
 	block := make([]Unit, n) // one allocation for every unit
-	ids := unitIDs(files, n)
 	edges := containsBlocks(files, block)
+	ids := <-idc
 	for fi, f := range files {
 		for j := range f.Units {
 			ru := &f.Units[j]
@@ -73,13 +76,31 @@ func newResolver(rootBase string, files []*rawFile, workers int) *resolver {
 			r.units[g], r.raw[g], r.fileOf[g] = u, ru, int32(fi)
 			r.parent[g] = -1
 			if ru.Parent >= 0 {
-				r.setParent(g, r.offs[fi]+int32(ru.Parent))
-			} else if ru.Kind != KindChunk {
-				r.members[scopeName{fileScope(fi), ru.Name}] = g
+				r.attach(g, r.offs[fi]+int32(ru.Parent))
 			}
 		}
 	}
+	r.members = <-members
 	return r
+}
+
+// memberTable maps every scope's names to their units: a file's top-level
+// definitions and a unit's nested ones. A later definition of a name wins,
+// as in Python.
+func memberTable(files []*rawFile, offs []int32, n int) map[scopeName]int32 {
+	m := make(map[scopeName]int32, n)
+	for fi, f := range files {
+		for j := range f.Units {
+			ru := &f.Units[j]
+			switch g := offs[fi] + int32(j); {
+			case ru.Parent >= 0:
+				m[scopeName{offs[fi] + int32(ru.Parent), ru.Name}] = g
+			case ru.Kind != KindChunk:
+				m[scopeName{fileScope(fi), ru.Name}] = g
+			}
+		}
+	}
+	return m
 }
 
 // unitIDs makes every unit's ID, "path:Qual", as slices of one string:
@@ -142,11 +163,16 @@ func containsBlocks(files []*rawFile, block []Unit) [][]Edge {
 // setParent links child under parent: Parent ID, a contains edge, and a
 // member entry so that names resolve through the parent.
 func (r *resolver) setParent(child, parent int32) {
+	r.attach(child, parent)
+	r.members[scopeName{parent, r.units[child].Name}] = child
+}
+
+// attach is setParent without the member table entry.
+func (r *resolver) attach(child, parent int32) {
 	r.parent[child] = parent
 	c, p := r.units[child], r.units[parent]
 	c.Parent = p.ID
 	p.Children = append(p.Children, Edge{ID: c.ID, Rel: Contains, Line: c.Start})
-	r.members[scopeName{parent, c.Name}] = child
 	r.hasMembers[parent] = true
 }
 
