@@ -72,6 +72,12 @@ func Build(ctx context.Context, root string, opts Options) (*Index, error) {
 		opts.Logger.Warn("index: directory cache not saved", "err", err)
 	}
 	tWalk := time.Now()
+	if loaded := cache.storedBytes(); loaded > 0 {
+		for _, c := range cands {
+			loaded += c.size
+		}
+		defer holdGC(loaded)()
+	}
 	res, err := extractAll(ctx, cands, cache, opts)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: %w", abs, err)

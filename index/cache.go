@@ -69,6 +69,23 @@ func (c *fileCache) load() {
 
 func (c *fileCache) wait() { <-c.done }
 
+// storedBytes is the size of the stored cache and links, 0 if there are
+// none: what a build that loads them reads besides the sources.
+func (c *fileCache) storedBytes() int64 {
+	if c.off {
+		return 0
+	}
+	info, err := os.Stat(c.path)
+	if err != nil {
+		return 0
+	}
+	n := info.Size()
+	if info, err := os.Stat(strings.TrimSuffix(c.path, ".bin") + ".links"); err == nil {
+		n += info.Size()
+	}
+	return n
+}
+
 // lookup returns the cached extraction of a file if its content is unchanged.
 // lookup returns the cached extraction of a file, and its record, if its
 // content is unchanged.

@@ -1,0 +1,80 @@
+package index
+
+import (
+	"math"
+	"os"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+)
+
+// A build that loads a cache keeps nearly everything it allocates: the
+// decoded units, their sources, the links. Collecting while the heap grows
+// from nothing to that size finds almost no garbage, and in a fresh
+// process it cost a third of a warm load. While such a build runs, the
+// collector waits until the heap reaches a budget sized from what is being
+// loaded, then runs as usual; the settings are restored when the last
+// build holding them ends. A cold build leaves the collector alone: it
+// makes much short-lived garbage and its peak memory matters more.
+var gcHold struct {
+	sync.Mutex
+	holders             int
+	budget              int64
+	oldPercent          int
+	oldLimit            int64
+	userTuned, resolved bool
+}
+
+// loadBudget is the heap a build may grow to before collecting: a margin
+// over four times the bytes it loads, which is about what they become.
+func loadBudget(loaded int64) int64 { return 64<<20 + 4*loaded }
+
+// holdGC holds the collector off for a build that loads about loaded
+// bytes; release undoes it. A GOGC or GOMEMLIMIT set by the user wins.
+func holdGC(loaded int64) (release func()) {
+	g := &gcHold
+	g.Lock()
+	defer g.Unlock()
+	if !g.resolved {
+		g.userTuned = os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != ""
+		g.resolved = true
+	}
+	if g.userTuned {
+		return func() {}
+	}
+	budget := loadBudget(loaded)
+	if g.holders == 0 {
+		// The budget is on top of what the process already holds.
+		budget += goMemory()
+		g.oldLimit = debug.SetMemoryLimit(-1)
+		if g.oldLimit != math.MaxInt64 {
+			return func() {} // someone in the process set a limit: keep it
+		}
+		g.oldPercent = debug.SetGCPercent(-1)
+	}
+	g.holders++
+	g.budget += budget
+	debug.SetMemoryLimit(g.budget)
+	return func() {
+		g.Lock()
+		defer g.Unlock()
+		g.holders--
+		g.budget -= budget
+		if g.holders > 0 {
+			debug.SetMemoryLimit(g.budget)
+			return
+		}
+		debug.SetGCPercent(g.oldPercent)
+		debug.SetMemoryLimit(g.oldLimit)
+	}
+}
+
+// goMemory is the memory the Go runtime holds, as its memory limit counts it.
+func goMemory() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64() - s[1].Value.Uint64())
+}
