@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -143,7 +144,8 @@ func sameKeys(entries map[string]cacheEntry, res *extractResult) bool {
 }
 
 func (c *fileCache) save(res *extractResult) error {
-	if err := writeAtomic(c.path, encodeCache(res, c.maxSize)); err != nil {
+	err := writeAtomicFunc(c.path, func(w io.Writer) error { return encodeCache(w, res, c.maxSize) })
+	if err != nil {
 		return fmt.Errorf("index cache: %w", err)
 	}
 	return nil

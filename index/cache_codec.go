@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"unsafe"
 )
 
@@ -53,28 +54,36 @@ func (e *encoder) bytes(b []byte) {
 // so that loading can find each file's record without decoding it. The
 // records of files read from the cache or parsed by the workers are ready
 // (res.enc) and only copied.
-func encodeCache(res *extractResult, maxSize int64) []byte {
-	recs := make([][]byte, len(res.files))
-	size := 64
-	for i, f := range res.files {
-		if i < len(res.enc) && res.enc[i] != nil {
-			recs[i] = res.enc[i]
-		} else {
-			e := &encoder{}
-			e.encodeFile(f, res.keys[i])
-			recs[i] = e.buf
-		}
-		size += binary.MaxVarintLen64 + len(recs[i])
-	}
-	e := &encoder{buf: make([]byte, 0, size)}
+func encodeCache(w io.Writer, res *extractResult, maxSize int64) error {
+	out := &summed{w: w}
+	e := &encoder{}
 	e.buf = append(e.buf, cacheMagic...)
 	e.uint(cacheVersion)
 	e.int(maxSize)
 	e.uint(uint64(len(res.files)))
-	for _, r := range recs {
-		e.bytes(r)
+	for i, f := range res.files {
+		rec := []byte(nil)
+		if i < len(res.enc) {
+			rec = res.enc[i]
+		}
+		if rec == nil {
+			fe := &encoder{}
+			fe.encodeFile(f, res.keys[i])
+			rec = fe.buf
+		}
+		e.uint(uint64(len(rec)))
+		if _, err := out.Write(e.buf); err != nil {
+			return err
+		}
+		if _, err := out.Write(rec); err != nil {
+			return err
+		}
+		e.buf = e.buf[:0]
 	}
-	return binary.LittleEndian.AppendUint32(e.buf, crc32.Checksum(e.buf, castagnoli))
+	if _, err := out.Write(e.buf); err != nil {
+		return err
+	}
+	return out.close()
 }
 
 func (e *encoder) encodeFile(f *rawFile, k fileKey) {

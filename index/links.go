@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"hash/crc64"
+	"io"
 	"os"
 	"slices"
 )
@@ -115,8 +116,9 @@ func (d *digester) digest(f *rawFile) uint64 {
 // encodeLinks writes the resolution of every file; iface holds each file's
 // interface digest. Files in keep took their links from prev, whose bytes
 // are copied rather than encoded again.
-func encodeLinks(in linkInputs, r *resolver, keys []fileKey, iface []uint64, prev *linkSet, keep []bool) []byte {
-	e := &encoder{buf: make([]byte, 0, linksSizeHint(r))}
+func encodeLinks(w io.Writer, in linkInputs, r *resolver, keys []fileKey, iface []uint64, prev *linkSet, keep []bool) error {
+	out := &summed{w: w}
+	e := &encoder{buf: make([]byte, 0, 64<<10)}
 	e.buf = append(e.buf, linksMagic...)
 	e.uint(linksVersion)
 	e.uint(cacheVersion)
@@ -135,28 +137,26 @@ func encodeLinks(in linkInputs, r *resolver, keys []fileKey, iface []uint64, pre
 		e.uint(uint64(r.counts[i].resolved))
 		e.uint(uint64(r.counts[i].unresolved))
 		if keep != nil && keep[i] {
-			e.uint(uint64(len(prev.files[i].units)))
-			e.buf = append(e.buf, prev.files[i].units...)
-			continue
+			e.bytes(prev.files[i].units)
+		} else {
+			unit.buf = unit.buf[:0]
+			lo, hi := r.fileUnits(i)
+			for g := lo; g < hi; g++ {
+				unit.encodeUnitLinks(r.units[g])
+			}
+			e.bytes(unit.buf)
 		}
-		unit.buf = unit.buf[:0]
-		lo, hi := r.fileUnits(i)
-		for g := lo; g < hi; g++ {
-			unit.encodeUnitLinks(r.units[g])
+		if len(e.buf) >= 32<<10 {
+			if _, err := out.Write(e.buf); err != nil {
+				return err
+			}
+			e.buf = e.buf[:0]
 		}
-		e.bytes(unit.buf)
 	}
-	return binary.LittleEndian.AppendUint32(e.buf, crc32.Checksum(e.buf, castagnoli))
-}
-
-// linksSizeHint guesses the links file's size from its calls, so that
-// the buffer rarely grows.
-func linksSizeHint(r *resolver) int {
-	n := 1 << 16
-	for _, u := range r.units {
-		n += 4 + 24*len(u.Children) + 16*len(u.Unresolved)
+	if _, err := out.Write(e.buf); err != nil {
+		return err
 	}
-	return n
+	return out.close()
 }
 
 func (e *encoder) encodeUnitLinks(u *Unit) {

@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"io"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -131,8 +132,10 @@ func (ls *linkStore) saveAsync() <-chan error {
 				}
 			}
 		}
-		data := encodeLinks(ls.in, ls.r, ls.keys, ls.iface, ls.prev, ls.keep)
-		if err := writeAtomic(ls.path, data); err != nil {
+		err := writeAtomicFunc(ls.path, func(w io.Writer) error {
+			return encodeLinks(w, ls.in, ls.r, ls.keys, ls.iface, ls.prev, ls.keep)
+		})
+		if err != nil {
 			out <- fmt.Errorf("index links: %w", err)
 			return
 		}

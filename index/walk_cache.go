@@ -1,10 +1,12 @@
 package index
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -190,6 +192,16 @@ func decodeDirCache(data []byte) (map[string]*dirListing, error) {
 // writeAtomic replaces path with data through a temporary file, so a
 // reader never sees half a cache.
 func writeAtomic(path string, data []byte) error {
+	return writeAtomicFunc(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// writeAtomicFunc replaces path with what write writes, through a
+// temporary file. Large caches are streamed rather than built in memory
+// first: a fresh buffer as big as the file costs more than writing it.
+func writeAtomicFunc(path string, write func(w io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("save %s: %w", path, err)
 	}
@@ -197,7 +209,11 @@ func writeAtomic(path string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("save %s: %w", path, err)
 	}
-	_, werr := tmp.Write(data)
+	bw := bufio.NewWriterSize(tmp, 256<<10)
+	werr := write(bw)
+	if werr == nil {
+		werr = bw.Flush()
+	}
 	cerr := tmp.Close()
 	if werr != nil || cerr != nil {
 		_ = os.Remove(tmp.Name())
@@ -208,4 +224,22 @@ func writeAtomic(path string, data []byte) error {
 		return fmt.Errorf("save %s: %w", path, err)
 	}
 	return nil
+}
+
+// summed writes through to w and keeps the CRC-32C of what it wrote, which
+// the cache files end with.
+type summed struct {
+	w   io.Writer
+	sum uint32
+}
+
+func (s *summed) Write(p []byte) (int, error) {
+	s.sum = crc32.Update(s.sum, castagnoli, p)
+	return s.w.Write(p)
+}
+
+// close writes the sum.
+func (s *summed) close() error {
+	_, err := s.w.Write(binary.LittleEndian.AppendUint32(nil, s.sum))
+	return err
 }
