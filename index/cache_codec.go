@@ -22,7 +22,7 @@ const (
 	cacheMagic = "SWEADIDX"
 	// cacheVersion changes whenever extraction or this layout changes, so
 	// an old cache is ignored rather than misread.
-	cacheVersion = 4
+	cacheVersion = 5
 )
 
 type encoder struct{ buf []byte }
@@ -108,6 +108,25 @@ func (e *encoder) encodeFile(f *rawFile, k fileKey) {
 		e.str(im.Alias)
 		e.uint(uint64(im.Line))
 	}
+	// The calls come last, as one section that loading can skip.
+	if f.calls != nil {
+		e.bytes(f.calls.enc)
+		return
+	}
+	var c encoder
+	for i := range f.Units {
+		c.encodeCalls(&f.Units[i])
+	}
+	e.bytes(c.buf)
+}
+
+func (e *encoder) encodeCalls(u *rawUnit) {
+	e.uint(uint64(len(u.Calls)))
+	for _, c := range u.Calls {
+		e.str(c.Name)
+		e.uint(uint64(c.Line))
+		e.uint(uint64(c.Count))
+	}
 }
 
 func (e *encoder) encodeUnit(u *rawUnit) {
@@ -122,12 +141,6 @@ func (e *encoder) encodeUnit(u *rawUnit) {
 	e.uint(uint64(len(u.Bases)))
 	for _, b := range u.Bases {
 		e.str(b)
-	}
-	e.uint(uint64(len(u.Calls)))
-	for _, c := range u.Calls {
-		e.str(c.Name)
-		e.uint(uint64(c.Line))
-		e.uint(uint64(c.Count))
 	}
 	e.str(u.Recv)
 	e.str(u.RecvVar)
@@ -276,7 +289,20 @@ func (d *decoder) decodeFile() (*rawFile, fileKey) {
 			f.Imports[i] = rawImport{Module: d.str(), Level: int(d.uint()), Name: d.str(), Alias: d.str(), Line: int(d.uint())}
 		}
 	}
+	if n := d.count(); d.err == nil {
+		f.calls = &callSection{enc: d.buf[:n], all: d.all, pos: d.pos}
+		d.buf, d.pos = d.buf[n:], d.pos+n
+	}
 	return f, k
+}
+
+func (d *decoder) decodeCalls(u *rawUnit) {
+	if nc := d.count(); nc > 0 {
+		u.Calls = make([]rawCall, nc)
+		for i := range u.Calls {
+			u.Calls[i] = rawCall{Name: d.str(), Line: int(d.uint()), Count: int(d.uint())}
+		}
+	}
 }
 
 func (d *decoder) decodeUnit(u *rawUnit, i int) {
@@ -293,12 +319,6 @@ func (d *decoder) decodeUnit(u *rawUnit, i int) {
 		u.Bases = make([]string, nb)
 		for i := range u.Bases {
 			u.Bases[i] = d.str()
-		}
-	}
-	if nc := d.count(); nc > 0 {
-		u.Calls = make([]rawCall, nc)
-		for i := range u.Calls {
-			u.Calls[i] = rawCall{Name: d.str(), Line: int(d.uint()), Count: int(d.uint())}
 		}
 	}
 	u.Recv, u.RecvVar = d.str(), d.str()

@@ -86,7 +86,7 @@ type digester struct {
 
 func (d *digester) digest(f *rawFile) uint64 {
 	p := *f
-	p.Lines, p.Size = 0, 0
+	p.Lines, p.Size, p.calls = 0, 0, nil
 	d.units = d.units[:0]
 	d.kept = slices.Grow(d.kept[:0], len(f.Units))[:len(f.Units)]
 	for i := range f.Units {

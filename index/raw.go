@@ -14,6 +14,36 @@ type rawFile struct {
 	Pkg     string // Go: package clause name
 	Units   []rawUnit
 	Imports []rawImport
+	// calls, when set, holds the units' calls still encoded: a file loaded
+	// from the cache decodes them only if its calls are resolved again.
+	calls *callSection
+}
+
+// callSection is the encoded calls of a file's units, a slice of the
+// loaded cache (see cacheEntry).
+type callSection struct {
+	enc []byte
+	all string
+	pos int
+}
+
+// loadCalls decodes the units' calls if they are still encoded. The cache
+// is checksummed, so a section that does not decode leaves the units
+// without calls rather than failing the build.
+func (f *rawFile) loadCalls() {
+	if f.calls == nil {
+		return
+	}
+	d := &decoder{buf: f.calls.enc, all: f.calls.all, pos: f.calls.pos}
+	for i := range f.Units {
+		d.decodeCalls(&f.Units[i])
+	}
+	if d.err != nil || len(d.buf) != 0 {
+		for i := range f.Units {
+			f.Units[i].Calls = nil
+		}
+	}
+	f.calls = nil
 }
 
 const (

@@ -228,6 +228,7 @@ func (r *resolver) eachFile(lang string, fn func(f int)) {
 func (r *resolver) eachCallFile(lang string, fn func(f int)) {
 	r.eachFile(lang, func(f int) {
 		if r.keep == nil || !r.keep[f] {
+			r.files[f].loadCalls()
 			fn(f)
 		}
 	})
