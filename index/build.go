@@ -63,6 +63,7 @@ func Build(ctx context.Context, root string, opts Options) (*Index, error) {
 		return nil, err
 	}
 	cache := openCache(abs, opts)
+	links := openLinks(abs, cache, opts)
 	dirs := openDirCache(cache.dirPath, opts.Logger)
 	cands, skipped, err := walk(ctx, abs, dirs, opts.Logger)
 	if err != nil {
@@ -84,7 +85,6 @@ func Build(ctx context.Context, root string, opts Options) (*Index, error) {
 	}
 	tExtract := time.Now()
 	saved := cache.saveAsync(res)
-	links := openLinks(cache, opts)
 	ix := assemble(abs, res, opts.Workers, links)
 	savedLinks := links.saveAsync()
 	tAssemble := time.Now()

@@ -28,31 +28,55 @@ type linkStore struct {
 	resolved int
 	prev     *linkSet
 	keep     []bool
+	loaded   chan loadedLinks // the stored links, once read
 }
 
-func openLinks(c *fileCache, opts Options) *linkStore {
+// openLinks starts loading the stored links of root, which overlaps with
+// walking and extracting.
+func openLinks(root string, c *fileCache, opts Options) *linkStore {
 	ls := &linkStore{log: opts.Logger, in: linkInputs{maxSize: opts.MaxFileSize}}
-	if !c.off && c.path != "" {
-		ls.path = strings.TrimSuffix(c.path, ".bin") + ".links"
+	ls.in.rootBase = filepath.Base(root)
+	ls.loaded = make(chan loadedLinks, 1)
+	if c.off || c.path == "" {
+		ls.loaded <- loadedLinks{}
+		return ls
 	}
+	ls.path = strings.TrimSuffix(c.path, ".bin") + ".links"
+	go func() {
+		ls.in.goModule, ls.in.program = readGoModule(root), programID()
+		prev, err := loadLinks(ls.path, ls.in)
+		ls.loaded <- loadedLinks{prev, err}
+	}()
 	return ls
+}
+
+type loadedLinks struct {
+	prev *linkSet
+	err  error
 }
 
 // resolveAll makes the resolver and links every file, reusing the stored
 // links where they still hold.
 func resolveAll(root string, res *extractResult, workers int, links *linkStore) *resolver {
-	rootBase, goModule := filepath.Base(root), readGoModule(root)
 	var prev *linkSet
+	var loaded loadedLinks
+	if links != nil {
+		loaded = <-links.loaded
+	}
+	rootBase, goModule := filepath.Base(root), ""
+	if links != nil && links.path != "" {
+		goModule = links.in.goModule
+	} else {
+		goModule = readGoModule(root)
+	}
 	iface := slices.Clone(res.iface)
 	if len(iface) != len(res.files) {
 		iface = make([]uint64, len(res.files))
 	}
 	var keep []bool
 	if links != nil && links.path != "" {
-		links.in.rootBase, links.in.goModule, links.in.program = rootBase, goModule, programID()
-		var err error
-		if prev, err = loadLinks(links.path, links.in); err != nil {
-			links.log.Warn("index: stored links ignored", "path", links.path, "err", err)
+		if prev = loaded.prev; loaded.err != nil {
+			links.log.Warn("index: stored links ignored", "path", links.path, "err", loaded.err)
 		}
 		keep = prev.reusable(res, iface)
 	}
