@@ -1,27 +1,53 @@
 package index
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 )
 
 // fileCache holds the previous run's raw extractions, keyed by path and
 // checked by size and content hash. The previous run's call resolution is
 // kept beside it (see linkSet) and reused only for files whose resolution
 // cannot have changed.
+//
+// The cache is split into cacheShards files by a hash of the path, loaded
+// in parallel; a build rewrites only the shards whose files changed, so
+// saving after one edit writes a sixteenth of the cache.
 type fileCache struct {
-	path    string
+	path    string // the shards are named after it (shardPath)
 	dirPath string // directory listings, see dirCache
 	maxSize int64
 	log     *slog.Logger
 	off     bool
 
-	done    chan struct{}
+	done   chan struct{}
+	loaded bool // whether any shard loaded
+	shards [cacheShards]cacheShard
+}
+
+const cacheShards = 16
+
+type cacheShard struct {
 	loaded  bool
 	entries map[string]cacheEntry
+}
+
+// shardOf is the shard a path's record lives in (FNV-1a).
+func shardOf(path string) int {
+	h := uint32(2166136261)
+	for i := 0; i < len(path); i++ {
+		h = (h ^ uint32(path[i])) * 16777619
+	}
+	return int(h % cacheShards)
+}
+
+func (c *fileCache) shardPath(k int) string {
+	return fmt.Sprintf("%s.%02d.bin", strings.TrimSuffix(c.path, ".bin"), k)
 }
 
 type cacheEntry struct {
@@ -53,19 +79,34 @@ func openCache(root string, opts Options) *fileCache {
 
 func (c *fileCache) load() {
 	defer close(c.done)
-	data, err := os.ReadFile(c.path)
+	var wg sync.WaitGroup
+	for k := range c.shards {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.shards[k] = c.loadShard(c.shardPath(k))
+		}()
+	}
+	wg.Wait()
+	for _, sh := range c.shards {
+		c.loaded = c.loaded || sh.loaded
+	}
+}
+
+func (c *fileCache) loadShard(path string) cacheShard {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		if !os.IsNotExist(err) {
-			c.log.Warn("index: cache unreadable, rebuilding", "path", c.path, "err", err)
+			c.log.Warn("index: cache unreadable, rebuilding its files", "path", path, "err", err)
 		}
-		return
+		return cacheShard{}
 	}
 	entries, err := decodeCache(data, c.maxSize)
 	if err != nil {
-		c.log.Warn("index: cache ignored, rebuilding", "path", c.path, "err", err)
-		return
+		c.log.Warn("index: cache ignored, rebuilding its files", "path", path, "err", err)
+		return cacheShard{}
 	}
-	c.entries, c.loaded = entries, true
+	return cacheShard{loaded: true, entries: entries}
 }
 
 func (c *fileCache) wait() { <-c.done }
@@ -76,11 +117,15 @@ func (c *fileCache) storedBytes() int64 {
 	if c.off {
 		return 0
 	}
-	info, err := os.Stat(c.path)
-	if err != nil {
+	var n int64
+	for k := range c.shards {
+		if info, err := os.Stat(c.shardPath(k)); err == nil {
+			n += info.Size()
+		}
+	}
+	if n == 0 {
 		return 0
 	}
-	n := info.Size()
 	if info, err := os.Stat(strings.TrimSuffix(c.path, ".bin") + ".links"); err == nil {
 		n += info.Size()
 	}
@@ -92,10 +137,7 @@ func (c *fileCache) storedBytes() int64 {
 // content is unchanged.
 func (c *fileCache) lookup(rel, lang string, key fileKey) (*rawFile, []byte) {
 	c.wait()
-	if c.entries == nil {
-		return nil, nil
-	}
-	e, ok := c.entries[rel]
+	e, ok := c.shards[shardOf(rel)].entries[rel]
 	if !ok || e.key.size != key.size || e.key.hash != key.hash || e.lang != lang {
 		return nil, nil
 	}
@@ -122,29 +164,68 @@ func (c *fileCache) kind(res *extractResult) string {
 	}
 }
 
-// saveAsync writes the cache while resolution runs; the channel yields the
-// outcome. Nothing is written when nothing changed.
+// saveAsync writes the shards whose files changed while resolution runs;
+// the channel yields the outcome.
 func (c *fileCache) saveAsync(res *extractResult) <-chan error {
 	out := make(chan error, 1)
-	if c.off || (c.loaded && res.parsed == 0 && len(c.entries) == len(res.files) && sameKeys(c.entries, res)) {
+	if c.off {
 		out <- nil
 		return out
 	}
-	go func() { out <- c.save(res) }()
+	files := make([][]int, cacheShards)
+	for i, f := range res.files {
+		k := shardOf(f.Path)
+		files[k] = append(files[k], i)
+	}
+	var dirty []int
+	for k := range files {
+		if !c.unchanged(k, files[k], res) {
+			dirty = append(dirty, k)
+		}
+	}
+	if len(dirty) == 0 {
+		out <- nil
+		return out
+	}
+	go func() {
+		var errs []error
+		for _, k := range dirty {
+			errs = append(errs, c.saveShard(k, files[k], res))
+		}
+		if c.path != "" {
+			_ = os.Remove(c.path) // the single file of earlier versions
+		}
+		out <- errors.Join(errs...)
+	}()
 	return out
 }
 
-func sameKeys(entries map[string]cacheEntry, res *extractResult) bool {
-	for i, f := range res.files {
-		if e, ok := entries[f.Path]; !ok || e.key != res.keys[i] {
+// unchanged is whether shard k as loaded holds exactly these files, each
+// with the record this build would write.
+func (c *fileCache) unchanged(k int, files []int, res *extractResult) bool {
+	sh := &c.shards[k]
+	if !sh.loaded {
+		return len(files) == 0 && !fileExists(c.shardPath(k))
+	}
+	if len(sh.entries) != len(files) {
+		return false
+	}
+	for _, i := range files {
+		e, ok := sh.entries[res.files[i].Path]
+		if !ok || e.key != res.keys[i] || (i < len(res.digested) && res.digested[i]) {
 			return false
 		}
 	}
 	return true
 }
 
-func (c *fileCache) save(res *extractResult) error {
-	err := writeAtomicFunc(c.path, func(w io.Writer) error { return encodeCache(w, res, c.maxSize) })
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+func (c *fileCache) saveShard(k int, files []int, res *extractResult) error {
+	err := writeAtomicFunc(c.shardPath(k), func(w io.Writer) error { return encodeCache(w, res, files, c.maxSize) })
 	if err != nil {
 		return fmt.Errorf("index cache: %w", err)
 	}

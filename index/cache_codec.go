@@ -50,25 +50,25 @@ func (e *encoder) bytes(b []byte) {
 	e.buf = append(e.buf, b...)
 }
 
-// encodeCache writes every file's extraction as a length-prefixed record,
-// so that loading can find each file's record without decoding it. The
-// records of files read from the cache or parsed by the workers are ready
-// (res.enc) and only copied.
-func encodeCache(w io.Writer, res *extractResult, maxSize int64) error {
+// encodeCache writes the extractions of the given files (indexes into
+// res) as length-prefixed records, so that loading can find each file's
+// record without decoding it. The records of files read from the cache or
+// parsed by the workers are ready (res.enc) and only copied.
+func encodeCache(w io.Writer, res *extractResult, files []int, maxSize int64) error {
 	out := &summed{w: w}
 	e := &encoder{}
 	e.buf = append(e.buf, cacheMagic...)
 	e.uint(cacheVersion)
 	e.int(maxSize)
-	e.uint(uint64(len(res.files)))
-	for i, f := range res.files {
+	e.uint(uint64(len(files)))
+	for _, i := range files {
 		rec := []byte(nil)
 		if i < len(res.enc) {
 			rec = res.enc[i]
 		}
 		if rec == nil {
 			fe := &encoder{}
-			fe.encodeFile(f, res.keys[i])
+			fe.encodeFile(res.files[i], res.keys[i])
 			rec = fe.buf
 		}
 		e.uint(uint64(len(rec)))
