@@ -126,8 +126,10 @@ func (c *fileCache) storedBytes() int64 {
 	if n == 0 {
 		return 0
 	}
-	if info, err := os.Stat(strings.TrimSuffix(c.path, ".bin") + ".links"); err == nil {
-		n += info.Size()
+	for k := range c.shards {
+		if info, err := os.Stat(linkShardPath(strings.TrimSuffix(c.path, ".bin"), k)); err == nil {
+			n += info.Size()
+		}
 	}
 	return n
 }

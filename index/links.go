@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
+	"sync"
 )
 
 // The links file keeps the previous run's call resolution: for every file,
@@ -18,6 +20,9 @@ import (
 // changed files need their calls resolved again; the rest are copied.
 // Anything else (a file added or removed, an interface changed, a new
 // go.mod module path) resolves every file, as a cold build does.
+//
+// Like the cache, the links are split into cacheShards files by path, and
+// a build rewrites only the shards holding files it resolved. Each shard:
 //
 //	magic "SWEADLNK" | version | cache version | max size | root base |
 //	go module | program | files | CRC-32C
@@ -35,12 +40,13 @@ type linkFile struct {
 	iface      uint64
 	counts     callCounts
 	units      []byte // encoded per-unit links, decoded only when reused
-	unitsPos   int    // units' offset in linkSet.all
+	all        string // the shard's body as one string; decoded strings slice it
+	unitsPos   int    // units' offset in all
 }
 
+// linkSet is every shard's files, in path order.
 type linkSet struct {
 	files []linkFile
-	all   string // the body as one string; decoded strings slice it
 }
 
 // linkInputs are what resolution depends on besides the files. The
@@ -116,7 +122,7 @@ func (d *digester) digest(f *rawFile) uint64 {
 // encodeLinks writes the resolution of every file; iface holds each file's
 // interface digest. Files in keep took their links from prev, whose bytes
 // are copied rather than encoded again.
-func encodeLinks(w io.Writer, in linkInputs, r *resolver, keys []fileKey, iface []uint64, prev *linkSet, keep []bool) error {
+func encodeLinks(w io.Writer, in linkInputs, r *resolver, files []int, keys []fileKey, iface []uint64, prev *linkSet, keep []bool) error {
 	out := &summed{w: w}
 	e := &encoder{buf: make([]byte, 0, 64<<10)}
 	e.buf = append(e.buf, linksMagic...)
@@ -126,9 +132,10 @@ func encodeLinks(w io.Writer, in linkInputs, r *resolver, keys []fileKey, iface 
 	e.str(in.rootBase)
 	e.str(in.goModule)
 	e.str(in.program)
-	e.uint(uint64(len(r.files)))
+	e.uint(uint64(len(files)))
 	unit := &encoder{}
-	for i, f := range r.files {
+	for _, i := range files {
+		f := r.files[i]
 		e.str(f.Path)
 		e.str(f.Lang)
 		e.int(keys[i].size)
@@ -180,7 +187,7 @@ func (e *encoder) encodeUnitLinks(u *Unit) {
 	}
 }
 
-func decodeLinks(data []byte, in linkInputs) (*linkSet, error) {
+func decodeLinks(data []byte, in linkInputs) ([]linkFile, error) {
 	if len(data) < len(linksMagic)+4 || string(data[:len(linksMagic)]) != linksMagic {
 		return nil, fmt.Errorf("%w: bad links header", errCorrupt)
 	}
@@ -198,9 +205,10 @@ func decodeLinks(data []byte, in linkInputs) (*linkSet, error) {
 		return nil, fmt.Errorf("links made with other settings")
 	}
 	n := d.count()
-	ls := &linkSet{files: make([]linkFile, n), all: d.all}
+	files := make([]linkFile, n)
 	for i := 0; i < n && d.err == nil; i++ {
-		lf := &ls.files[i]
+		lf := &files[i]
+		lf.all = d.all
 		lf.path, lf.lang = d.str(), d.str()
 		lf.key.size, lf.key.hash = d.int(), uint32(d.uint())
 		lf.iface = d.uint()
@@ -218,13 +226,13 @@ func decodeLinks(data []byte, in linkInputs) (*linkSet, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	return ls, nil
+	return files, nil
 }
 
 // apply gives file f's units their stored links, after the contains edges
 // the resolver already made. It reports false if the entry does not fit.
 func (ls *linkSet) apply(r *resolver, f int, lf *linkFile) bool {
-	d := &decoder{buf: lf.units, all: ls.all, pos: lf.unitsPos}
+	d := &decoder{buf: lf.units, all: lf.all, pos: lf.unitsPos}
 	lo, hi := r.fileUnits(f)
 	for g := lo; g < hi && d.err == nil; g++ {
 		u := r.units[g]
@@ -280,13 +288,38 @@ func (ls *linkSet) reusable(res *extractResult, iface []uint64) []bool {
 	return reuse
 }
 
-func loadLinks(path string, in linkInputs) (*linkSet, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
+// loadLinks reads every shard of the links at base. Any shard missing or
+// unreadable makes the whole set unusable: resolution then starts over.
+func loadLinks(base string, in linkInputs) (*linkSet, error) {
+	var shards [cacheShards][]linkFile
+	var errs [cacheShards]error
+	var wg sync.WaitGroup
+	for k := range shards {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			data, err := os.ReadFile(linkShardPath(base, k))
+			if err == nil {
+				shards[k], err = decodeLinks(data, in)
+			}
+			errs[k] = err
+		}()
+	}
+	wg.Wait()
+	ls := &linkSet{}
+	for k, err := range errs {
 		if os.IsNotExist(err) {
 			return nil, nil
 		}
-		return nil, err
+		if err != nil {
+			return nil, fmt.Errorf("links shard %d: %w", k, err)
+		}
+		ls.files = append(ls.files, shards[k]...)
 	}
-	return decodeLinks(data, in)
+	slices.SortFunc(ls.files, func(a, b linkFile) int { return strings.Compare(a.path, b.path) })
+	return ls, nil
+}
+
+func linkShardPath(base string, k int) string {
+	return fmt.Sprintf("%s.%02d.links", base, k)
 }

@@ -1,9 +1,11 @@
 package index
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,7 +16,7 @@ import (
 // linkStore carries the links file through one build: loaded before
 // resolution, written after it when anything changed.
 type linkStore struct {
-	path  string // "" when the cache is off
+	path  string // the shards' base name (see linkShardPath); "" when the cache is off
 	log   *slog.Logger
 	in    linkInputs
 	r     *resolver
@@ -41,7 +43,7 @@ func openLinks(root string, c *fileCache, opts Options) *linkStore {
 		ls.loaded <- loadedLinks{}
 		return ls
 	}
-	ls.path = strings.TrimSuffix(c.path, ".bin") + ".links"
+	ls.path = strings.TrimSuffix(c.path, ".bin")
 	go func() {
 		ls.in.goModule, ls.in.program = readGoModule(root), programID()
 		prev, err := loadLinks(ls.path, ls.in)
@@ -156,14 +158,32 @@ func (ls *linkStore) saveAsync() <-chan error {
 				}
 			}
 		}
-		err := writeAtomicFunc(ls.path, func(w io.Writer) error {
-			return encodeLinks(w, ls.in, ls.r, ls.keys, ls.iface, ls.prev, ls.keep)
-		})
-		if err != nil {
-			out <- fmt.Errorf("index links: %w", err)
-			return
+		// Every shard is written after a full resolution, empty ones too,
+		// since loading needs them all.
+		files := make([][]int, cacheShards)
+		dirty := make([]bool, cacheShards)
+		for k := range dirty {
+			dirty[k] = ls.keep == nil
 		}
-		out <- nil
+		for i, f := range ls.r.files {
+			k := shardOf(f.Path)
+			files[k] = append(files[k], i)
+			dirty[k] = dirty[k] || ls.keep == nil || !ls.keep[i]
+		}
+		var errs []error
+		for k := range files {
+			if !dirty[k] {
+				continue
+			}
+			err := writeAtomicFunc(linkShardPath(ls.path, k), func(w io.Writer) error {
+				return encodeLinks(w, ls.in, ls.r, files[k], ls.keys, ls.iface, ls.prev, ls.keep)
+			})
+			if err != nil {
+				errs = append(errs, fmt.Errorf("index links: %w", err))
+			}
+		}
+		_ = os.Remove(ls.path + ".links") // the single file of earlier versions
+		out <- errors.Join(errs...)
 	}()
 	return out
 }

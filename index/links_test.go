@@ -141,21 +141,36 @@ func TestLinksCorruptIsIgnored(t *testing.T) {
 	dir := copyTree(t, filepath.Join("..", "testdata", "index", "pyrepo"))
 	opts := Options{CacheDir: t.TempDir()}
 	want := dump(buildT(t, dir, opts))
-	files, _ := filepath.Glob(filepath.Join(opts.CacheDir, "index-*.links"))
-	if len(files) != 1 {
-		t.Fatalf("want one links file in %s, got %v", opts.CacheDir, files)
+	files, _ := filepath.Glob(filepath.Join(opts.CacheDir, "index-*.*.links"))
+	if len(files) != cacheShards {
+		t.Fatalf("want %d links shards in %s, got %v", cacheShards, opts.CacheDir, files)
 	}
-	data, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
+	// Corrupt the largest shard.
+	var victim string
+	var data []byte
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) > len(data) {
+			victim, data = f, b
+		}
 	}
 	for name, bad := range map[string][]byte{
 		"garbage":   []byte("not links"),
 		"truncated": data[:len(data)/2],
 		"bit flip":  flipByte(data, len(data)/2),
+		"missing":   nil,
 	} {
 		t.Run(name, func(t *testing.T) {
-			if err := os.WriteFile(files[0], bad, 0o644); err != nil {
+			var err error
+			if bad == nil {
+				err = os.Remove(victim)
+			} else {
+				err = os.WriteFile(victim, bad, 0o644)
+			}
+			if err != nil {
 				t.Fatal(err)
 			}
 			if got := dump(buildT(t, dir, opts)); got != want {
