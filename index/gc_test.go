@@ -1,0 +1,56 @@
+package index
+
+import (
+	"math"
+	"os"
+	"runtime/debug"
+	"testing"
+)
+
+// gcSettings reads the collector's settings without changing them.
+func gcSettings() (percent int, limit int64) {
+	percent = debug.SetGCPercent(100)
+	debug.SetGCPercent(percent)
+	return percent, debug.SetMemoryLimit(-1)
+}
+
+func TestHoldGCRestoresSettings(t *testing.T) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOGC or GOMEMLIMIT is set, which the builds leave alone")
+	}
+	percent, limit := gcSettings()
+	outer := holdGC(10 << 20)
+	if p, l := gcSettings(); p >= 0 || l == math.MaxInt64 || l < loadBudget(10<<20) {
+		t.Fatalf("held: percent %d, limit %d; want the collector off under a budget of at least %d", p, l, loadBudget(10<<20))
+	}
+	_, first := gcSettings()
+	inner := holdGC(20 << 20)
+	if _, l := gcSettings(); l != first+loadBudget(20<<20) {
+		t.Errorf("a second build's budget adds to the first: limit %d, want %d", l, first+loadBudget(20<<20))
+	}
+	inner()
+	if p, l := gcSettings(); p >= 0 || l != first {
+		t.Errorf("after the inner build: percent %d, limit %d; want off with limit %d", p, l, first)
+	}
+	outer()
+	if p, l := gcSettings(); p != percent || l != limit {
+		t.Errorf("after both builds: percent %d, limit %d; want %d and %d restored", p, l, percent, limit)
+	}
+}
+
+func TestHoldGCKeepsAUserLimit(t *testing.T) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOGC or GOMEMLIMIT is set, which the builds leave alone")
+	}
+	old := debug.SetMemoryLimit(1 << 40)
+	defer debug.SetMemoryLimit(old)
+	percent, _ := gcSettings()
+	release := holdGC(10 << 20)
+	if p, l := gcSettings(); p != percent || l != 1<<40 {
+		t.Errorf("held under a set limit: percent %d, limit %d; want both untouched", p, l)
+	}
+	release()
+	if p, l := gcSettings(); p != percent || l != 1<<40 {
+		t.Errorf("released: percent %d, limit %d; want both untouched", p, l)
+	}
+}
