@@ -64,22 +64,30 @@ func Build(ctx context.Context, root string, opts Options) (*Index, error) {
 	}
 	cache := openCache(abs, opts)
 	links := openLinks(abs, cache, opts)
+	if stored := cache.storedBytes(); stored > 0 {
+		// The sources weigh about twice their stored extraction.
+		defer holdGC(3 * stored)()
+	}
 	dirs := openDirCache(cache.dirPath, opts.Logger)
-	cands, skipped, err := walk(ctx, abs, dirs, opts.Logger)
-	if err != nil {
-		return nil, fmt.Errorf("index %s: %w", abs, err)
-	}
-	if err := dirs.save(); err != nil {
-		opts.Logger.Warn("index: directory cache not saved", "err", err)
-	}
-	tWalk := time.Now()
-	if loaded := cache.storedBytes(); loaded > 0 {
-		for _, c := range cands {
-			loaded += c.size
+	// Files are extracted as the walk finds them.
+	q := newFileQueue()
+	var skipped map[string]int
+	var walkErr error
+	var tWalk time.Time
+	go func() {
+		defer q.close()
+		_, skipped, walkErr = walkFound(ctx, abs, dirs, opts.Logger, q.push)
+		tWalk = time.Now()
+		if walkErr == nil {
+			if err := dirs.save(); err != nil {
+				opts.Logger.Warn("index: directory cache not saved", "err", err)
+			}
 		}
-		defer holdGC(loaded)()
+	}()
+	res, err := extractAll(ctx, q, cache, opts)
+	if walkErr != nil {
+		return nil, fmt.Errorf("index %s: %w", abs, walkErr)
 	}
-	res, err := extractAll(ctx, cands, cache, opts)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: %w", abs, err)
 	}

@@ -49,17 +49,11 @@ type extractOut struct {
 	err    error
 }
 
-// extractAll reads every candidate and parses the ones the cache does not
-// vouch for, on opts.Workers goroutines, each with its own parser.
-func extractAll(ctx context.Context, cands []candidate, cache *fileCache, opts Options) (*extractResult, error) {
-	sort.Slice(cands, func(i, j int) bool { return cands[i].rel < cands[j].rel })
-	outs := make([]extractOut, len(cands))
-	jobs := make(chan int, len(cands))
-	for _, i := range largestFirst(cands) {
-		jobs <- i
-	}
-	close(jobs)
-	done := make(chan struct{}, len(cands))
+// extractAll reads every candidate the queue yields and parses the ones
+// the cache does not vouch for, on opts.Workers goroutines, each with its
+// own parser. It returns once the queue is closed and drained.
+func extractAll(ctx context.Context, q *fileQueue, cache *fileCache, opts Options) (*extractResult, error) {
+	done := make(chan struct{}, 256)
 	var wg sync.WaitGroup
 	for w := 0; w < opts.Workers; w++ {
 		wg.Add(1)
@@ -67,9 +61,9 @@ func extractAll(ctx context.Context, cands []candidate, cache *fileCache, opts O
 			defer wg.Done()
 			p := getParser()
 			defer putParser(p)
-			for i := range jobs {
+			for j := q.pop(); j != nil; j = q.pop() {
 				if ctx.Err() == nil {
-					outs[i] = extractOne(ctx, p, &cands[i], cache, opts)
+					j.out = extractOne(ctx, p, &j.c, cache, opts)
 				}
 				done <- struct{}{}
 			}
@@ -80,36 +74,27 @@ func extractAll(ctx context.Context, cands []candidate, cache *fileCache, opts O
 	for range done {
 		n++
 		if opts.Progress != nil {
-			opts.Progress(n, len(cands))
+			opts.Progress(n, max(n, q.found()))
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return collect(outs, cands, opts)
+	jobs := q.all
+	sort.Slice(jobs, func(i, j int) bool { return jobs[i].c.rel < jobs[j].c.rel })
+	return collect(jobs, opts)
 }
 
-// largestFirst orders the work so that no big file is left to parse alone
-// at the end while the other workers idle; results keep path order.
-func largestFirst(cands []candidate) []int {
-	order := make([]int, len(cands))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return cands[order[a]].size > cands[order[b]].size })
-	return order
-}
-
-func collect(outs []extractOut, cands []candidate, opts Options) (*extractResult, error) {
+func collect(jobs []*job, opts Options) (*extractResult, error) {
 	res := &extractResult{skipped: map[string]int{}}
-	for i := range outs {
-		o := &outs[i]
+	for _, j := range jobs {
+		o := &j.out
 		if o.err != nil {
 			return nil, o.err
 		}
 		if o.skip != "" {
 			res.skipped[o.skip]++
-			opts.Logger.Debug("index: skipping", "path", cands[i].rel, "reason", o.skip)
+			opts.Logger.Debug("index: skipping", "path", j.c.rel, "reason", o.skip)
 			continue
 		}
 		res.files = append(res.files, o.raw)

@@ -56,6 +56,10 @@ type walker struct {
 	sem chan struct{}
 	wg  sync.WaitGroup
 
+	// found, when set, hears of each candidate as it is found, so work on
+	// it can start before the walk ends.
+	found func(candidate)
+
 	mu      sync.Mutex
 	files   []candidate
 	skipped map[string]int
@@ -64,7 +68,13 @@ type walker struct {
 // walk lists the source files under root, honouring .gitignore files at
 // every level and .git/info/exclude. Order is not defined; callers sort.
 func walk(ctx context.Context, root string, dirs *dirCache, log *slog.Logger) ([]candidate, map[string]int, error) {
-	w := &walker{ctx: ctx, root: root, log: log, dirs: dirs, skipped: map[string]int{}, sem: make(chan struct{}, 8)}
+	return walkFound(ctx, root, dirs, log, nil)
+}
+
+// walkFound is walk that also calls found (from several goroutines) with
+// each candidate as soon as it is found.
+func walkFound(ctx context.Context, root string, dirs *dirCache, log *slog.Logger, found func(candidate)) ([]candidate, map[string]int, error) {
+	w := &walker{ctx: ctx, root: root, log: log, dirs: dirs, skipped: map[string]int{}, sem: make(chan struct{}, 8), found: found}
 	var ps []gitignore.Pattern
 	if gd, _, err := findGitDir(root); err == nil && gd != "" {
 		ps = readIgnoreFile(filepath.Join(gd, "info", "exclude"), nil, ps)
@@ -163,6 +173,9 @@ func (w *walker) file(dirAbs string, rel []string, name string, m gitignore.Matc
 	w.mu.Lock()
 	w.files = append(w.files, c)
 	w.mu.Unlock()
+	if w.found != nil {
+		w.found(c)
+	}
 }
 
 func (w *walker) skip(reason, path string, err error) {
