@@ -138,11 +138,10 @@ static void *hook_calloc(size_t k, size_t n) {
 
 static void *hook_realloc(void *p, size_t n) {
 	arena *a = active;
-	chunk *c = a && p ? arena_owner(a, p) : NULL;
-	if (!c) {
-		if (!a || !p) return a ? hook_malloc(n) : realloc(p, n);
-		return realloc(p, n);
-	}
+	if (!a) return realloc(p, n);
+	if (!p) return hook_malloc(n);
+	chunk *c = arena_owner(a, p);
+	if (!c) return realloc(p, n); // allocated before the scan began
 	size_t old = ((size_t *)p)[-1];
 	char *base = (char *)p - ARENA_ALIGN;
 	if (c == a->head && base == c->data + c->last) {
