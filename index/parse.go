@@ -42,6 +42,7 @@ func getParser() *parser {
 }
 
 func putParser(p *parser) {
+	p.py.trim()
 	select {
 	case idleParsers <- p:
 	default:

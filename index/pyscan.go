@@ -207,6 +207,12 @@ static void arena_free(arena *a) {
 	a->head = NULL;
 }
 
+// arena_trim drops a chunk grown past the initial size, for a scanner that
+// waits idle between builds.
+static void arena_trim(arena *a) {
+	if (a->head && a->head->cap > ARENA_CHUNK) arena_free(a);
+}
+
 static void install_hooks(void) { ts_set_allocator(hook_malloc, hook_calloc, hook_realloc, hook_free); }
 
 // Record tags; keep in step with the py* constants in pyscan.go.
@@ -462,6 +468,13 @@ static int pyscan_run(pyscan *s, const char *src, uint32_t n) {
 	return rc;
 }
 
+static void pyscan_trim(pyscan *s) {
+	arena_trim(&s->arena);
+	free(s->buf);
+	s->buf = NULL;
+	s->len = s->cap = 0;
+}
+
 static void pyscan_cancel(pyscan *s) { __atomic_store_n(&s->cancel, 1, __ATOMIC_RELAXED); }
 */
 import "C"
@@ -499,6 +512,13 @@ func newPyScanner() *pyScanner {
 		return nil
 	}
 	return &pyScanner{s: s}
+}
+
+// trim gives back the memory a large file made the scanner keep.
+func (p *pyScanner) trim() {
+	if p != nil && p.s != nil {
+		C.pyscan_trim(p.s)
+	}
 }
 
 func (p *pyScanner) close() {
