@@ -395,8 +395,9 @@ static bool fstring(const char *src, uint32_t n, uint32_t at) {
 }
 
 // visit records n if it is one of the nodes extraction wants, and returns
-// whether its children can hold any: strings without an f prefix and
-// imports cannot, and skipping them saves a good part of the walk.
+// whether its children can hold any: well-formed strings without an f
+// prefix, and imports, cannot, and skipping them saves a good part of the
+// walk.
 static bool visit(pyscan *s, TSNode n) {
 	TSSymbol t = ts_node_symbol(n);
 	TSNode a, b, c;
@@ -406,7 +407,8 @@ static bool visit(pyscan *s, TSNode n) {
 		put_span(s, a);
 		put(s, ts_node_start_point(a).row);
 	} else if (t == s->s_string) {
-		return fstring(s->src, s->n, ts_node_start_byte(n));
+		// Error recovery can put anything inside a broken literal.
+		return ts_node_has_error(n) || fstring(s->src, s->n, ts_node_start_byte(n));
 	} else if (t == s->s_func || t == s->s_class) {
 		scan_def(s, n, t == s->s_class);
 	} else if (t == s->s_decorated) {
@@ -418,7 +420,7 @@ static bool visit(pyscan *s, TSNode n) {
 		put(s, ts_node_start_byte(a));
 	} else if (t == s->s_import || t == s->s_import_from) {
 		scan_import(s, n, t == s->s_import_from);
-		return false;
+		return ts_node_has_error(n);
 	} else if (t == s->s_assign) {
 		if (!child(n, s->f_left, &a) || !child(n, s->f_right, &b)) return true;
 		if (ts_node_symbol(b) != s->s_call || !child(b, s->f_function, &c)) return true;

@@ -247,6 +247,7 @@ func pyScanSeeds(t testing.TB) [][]byte {
 		[]byte("import a.b as c, d\nfrom ..e import (f as g, h)\nfrom . import *\nf\"{x(y)}\"\n"),
 		[]byte("class E(F,  # note\n        G, x=1):\n    pass\n"),
 		[]byte(strings.Repeat("x = 1\n", 450)),
+		[]byte("\"{0\n(0}\""), // error recovery puts a call inside a plain string
 		[]byte("s = rb\"x\" f\"{a(b)}\" 'c'\nt = Rf'{g()!r:>{w()}}'\nu = u\"{h()}\"\nv = \"\"\"{i()}\"\"\"\nw = F'''{j()}'''\nx = 'q\\\nf(1)'\n"),
 		[]byte{})
 }
