@@ -28,7 +28,7 @@ import (
 //	go module | program | files | CRC-32C
 const (
 	linksMagic   = "SWEADLNK"
-	linksVersion = 1
+	linksVersion = 2
 )
 
 var crc64Table = crc64.MakeTable(crc64.ECMA)
@@ -39,7 +39,8 @@ type linkFile struct {
 	key        fileKey // size and hash only
 	iface      uint64
 	counts     callCounts
-	units      []byte // encoded per-unit links, decoded only when reused
+	deps       []int32 // files its resolution read, see fileMemo
+	units      []byte  // encoded per-unit links, decoded only when reused
 	all        string // the shard's body as one string; decoded strings slice it
 	unitsPos   int    // units' offset in all
 }
@@ -144,8 +145,10 @@ func encodeLinks(w io.Writer, in linkInputs, r *resolver, files []int, keys []fi
 		e.uint(uint64(r.counts[i].resolved))
 		e.uint(uint64(r.counts[i].unresolved))
 		if keep != nil && keep[i] {
+			e.deps(prev.files[i].deps)
 			e.bytes(prev.files[i].units)
 		} else {
+			e.deps(r.deps[i])
 			unit.buf = unit.buf[:0]
 			lo, hi := r.fileUnits(i)
 			for g := lo; g < hi; g++ {
@@ -164,6 +167,30 @@ func encodeLinks(w io.Writer, in linkInputs, r *resolver, files []int, keys []fi
 		return err
 	}
 	return out.close()
+}
+
+// deps writes an ascending file list as a count and gaps.
+func (e *encoder) deps(ds []int32) {
+	e.uint(uint64(len(ds)))
+	prev := int32(0)
+	for _, d := range ds {
+		e.uint(uint64(d - prev))
+		prev = d
+	}
+}
+
+func (d *decoder) deps() []int32 {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	out := make([]int32, n)
+	prev := uint64(0)
+	for i := range out {
+		prev += d.uint()
+		out[i] = int32(prev)
+	}
+	return out
 }
 
 func (e *encoder) encodeUnitLinks(u *Unit) {
@@ -213,6 +240,7 @@ func decodeLinks(data []byte, in linkInputs) ([]linkFile, error) {
 		lf.key.size, lf.key.hash = d.int(), uint32(d.uint())
 		lf.iface = d.uint()
 		lf.counts.resolved, lf.counts.unresolved = int(d.uint()), int(d.uint())
+		lf.deps = d.deps()
 		n := d.count()
 		lf.unitsPos = d.pos
 		if d.err == nil {
@@ -263,12 +291,17 @@ func (ls *linkSet) apply(r *resolver, f int, lf *linkFile) bool {
 
 // reusable decides which files can take their stored links: nil when
 // every file must be resolved. iface is filled with each file's interface
-// digest (computed only for files whose content changed).
+// digest (computed only for files whose content changed). A file is
+// resolved again when its content changed, or when its last resolution
+// read a Python file whose interface changed (its deps). A changed Go
+// interface, whose readers are not recorded, resolves every file.
 func (ls *linkSet) reusable(res *extractResult, iface []uint64) []bool {
 	if ls == nil || len(ls.files) != len(res.files) {
 		return nil
 	}
 	reuse := make([]bool, len(res.files))
+	changed := make([]uint64, (len(res.files)+63)/64) // files whose interface changed
+	anyChanged := false
 	for i, f := range res.files {
 		lf := &ls.files[i]
 		if lf.path != f.Path || lf.lang != f.Lang {
@@ -282,7 +315,28 @@ func (ls *linkSet) reusable(res *extractResult, iface []uint64) []bool {
 			iface[i] = ifaceDigest(f)
 		}
 		if iface[i] != lf.iface {
-			return nil
+			if f.Lang != pythonLang.name {
+				return nil
+			}
+			changed[i>>6] |= 1 << (i & 63)
+			anyChanged = true
+		}
+	}
+	if !anyChanged {
+		return reuse
+	}
+	for i := range reuse {
+		if !reuse[i] {
+			continue
+		}
+		if res.files[i].Lang != pythonLang.name {
+			continue // only Go files read Go files
+		}
+		for _, d := range ls.files[i].deps {
+			if int(d) < len(res.files) && changed[d>>6]&(1<<(d&63)) != 0 {
+				reuse[i] = false
+				break
+			}
 		}
 	}
 	return reuse

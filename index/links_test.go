@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -180,5 +181,77 @@ func TestLinksCorruptIsIgnored(t *testing.T) {
 				t.Errorf("index with rewritten links differs:\n%s", lineDiff(want, got))
 			}
 		})
+	}
+}
+
+// TestLinksFollowEditsOnStdlib checks, on real code, that an edit which
+// changes what a file defines re-resolves the files that read it, and
+// only them: each build must equal a fresh one and resolve fewer files.
+func TestLinksFollowEditsOnStdlib(t *testing.T) {
+	if testing.Short() {
+		t.Skip("copies part of the Python standard library")
+	}
+	out, err := exec.Command("python3", "-c", `import sysconfig;print(sysconfig.get_paths()["stdlib"])`).Output()
+	if err != nil {
+		t.Skipf("no python3 to find the standard library: %v", err)
+	}
+	stdlib := strings.TrimSpace(string(out))
+	root := t.TempDir()
+	for _, pkg := range []string{"json", "email", "http", "urllib", "asyncio", "unittest"} {
+		if _, err := os.Stat(filepath.Join(stdlib, pkg)); err != nil {
+			t.Skipf("no %s package in %s", pkg, stdlib)
+		}
+		if err := os.CopyFS(filepath.Join(root, pkg), os.DirFS(filepath.Join(stdlib, pkg))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	renameFirstDef := func(file string) func(t *testing.T, dir string) {
+		return func(t *testing.T, dir string) {
+			t.Helper()
+			p := filepath.Join(dir, filepath.FromSlash(file))
+			src, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := bytes.Index(src, []byte("\ndef "))
+			if i < 0 {
+				t.Fatalf("%s has no top-level function", file)
+			}
+			name := i + len("\ndef ")
+			end := name + bytes.IndexByte(src[name:], '(')
+			edited := append(append(append([]byte{}, src[:end]...), "_renamed"...), src[end:]...)
+			if err := os.WriteFile(p, edited, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	edits := []struct {
+		name string
+		edit func(t *testing.T, dir string)
+	}{
+		{"function added", appendTo("json/encoder.py", "\n\ndef added():\n    return 1\n")},
+		{"function renamed", renameFirstDef("email/utils.py")},
+		{"class method added", replaceIn("email/message.py", "    def __str__(self):", "    def added(self):\n        return 1\n\n    def __str__(self):")},
+		{"function renamed in a parsing module", renameFirstDef("urllib/parse.py")},
+		{"function added to a star-imported module", appendTo("asyncio/events.py", "\n\ndef added():\n    return 1\n")},
+		{"function renamed in a star-imported module", renameFirstDef("asyncio/events.py")},
+		{"base class method added", replaceIn("unittest/case.py", "    def __init__(self, methodName='runTest'):", "    def added(self):\n        return 1\n\n    def __init__(self, methodName='runTest'):")},
+	}
+	var log bytes.Buffer
+	opts := Options{CacheDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	total := buildT(t, root, opts).Stats().Files
+	for _, e := range edits {
+		e.edit(t, root)
+		log.Reset()
+		inc := buildT(t, root, opts)
+		n := resolvedFiles(t, log.String())
+		t.Logf("%s: %d of %d files resolved", e.name, n, total)
+		if n < 2 || n >= total {
+			t.Errorf("%s: %d of %d files resolved, want the edited file, its readers and no others", e.name, n, total)
+		}
+		fresh := buildT(t, root, Options{NoCache: true})
+		if got, want := dump(inc), dump(fresh); got != want {
+			t.Fatalf("%s: index differs from a fresh one:\n%s", e.name, lineDiff(want, got))
+		}
 	}
 }

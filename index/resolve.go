@@ -32,6 +32,9 @@ type resolver struct {
 	keep []bool
 
 	counts []callCounts // per file, summed at the end
+	// deps are, per file whose calls were resolved, the files its
+	// resolution read (Python only; nil for other languages).
+	deps [][]int32
 }
 
 type scopeName struct {
@@ -46,7 +49,8 @@ func fileScope(f int) int32 { return -int32(f) - 1 }
 // newResolver creates the Unit values with IDs, parents and contains edges;
 // calls are linked by each language's resolve.
 func newResolver(rootBase string, files []*rawFile, workers int) *resolver {
-	r := &resolver{files: files, rootBase: rootBase, offs: make([]int32, len(files)), workers: workers, counts: make([]callCounts, len(files))}
+	r := &resolver{files: files, rootBase: rootBase, offs: make([]int32, len(files)), workers: workers,
+		counts: make([]callCounts, len(files)), deps: make([][]int32, len(files))}
 	n := 0
 	for i, f := range files {
 		r.offs[i] = int32(n)

@@ -41,6 +41,9 @@ type pyResolver struct {
 	// fullMRO is false while bases are being resolved, when other classes'
 	// bases may not be known yet.
 	fullMRO bool
+	// baseDeps are, per file, the files that resolving its classes' bases
+	// read: a call resolved through those bases depends on them too.
+	baseDeps [][]int32
 }
 
 func resolvePython(r *resolver) {
@@ -48,7 +51,7 @@ func resolvePython(r *resolver) {
 		resolver: r, modules: map[string]int{}, pkgs: map[string]bool{},
 		fileMod: make([]string, len(r.files)), binds: make([]map[string]pyBinding, len(r.files)),
 		stars: make([][]string, len(r.files)), bases: make([][]int32, len(r.units)),
-		moduleVars: make([]map[string]string, len(r.files)),
+		moduleVars: make([]map[string]string, len(r.files)), baseDeps: make([][]int32, len(r.files)),
 	}
 	p.registerModules()
 	r.eachFile("python", p.bindImports)

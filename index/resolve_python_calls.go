@@ -1,17 +1,20 @@
 package index
 
-import "strings"
+import (
+	"math/bits"
+	"strings"
+)
 
 // lookupInModule finds name as an attribute of module mod: a top-level
 // definition of its file, a name its file imports (re-exports), a
 // submodule, or a name from one of its star imports. mod "" is the top of
 // the tree.
-func (p *pyResolver) lookupInModule(mod, name string, hops int) pyTarget {
-	if t := p.lookupDirect(mod, name, hops); t.ok() {
+func (p *pyResolver) lookupInModule(mod, name string, hops int, memo *fileMemo) pyTarget {
+	if t := p.lookupDirect(mod, name, hops, memo); t.ok() {
 		return t
 	}
 	if f, ok := p.modules[mod]; ok && mod != "" && len(p.stars[f]) > 0 {
-		return p.lookupStars(f, mod, name, hops)
+		return p.lookupStars(f, mod, name, hops, memo)
 	}
 	return noTarget
 }
@@ -19,7 +22,8 @@ func (p *pyResolver) lookupInModule(mod, name string, hops int) pyTarget {
 // lookupStars searches the modules that file f star-imports, and theirs,
 // breadth first and each once: star imports fan out widely (SymPy's
 // packages) and can form cycles.
-func (p *pyResolver) lookupStars(f int, mod, name string, hops int) pyTarget {
+func (p *pyResolver) lookupStars(f int, mod, name string, hops int, memo *fileMemo) pyTarget {
+	memo.dep(f)
 	seen := map[string]bool{mod: true}
 	queue := append([]string(nil), p.stars[f]...)
 	for len(queue) > 0 && len(seen) < 4*maxHops*maxHops {
@@ -29,10 +33,11 @@ func (p *pyResolver) lookupStars(f int, mod, name string, hops int) pyTarget {
 			continue
 		}
 		seen[s] = true
-		if t := p.lookupDirect(s, name, hops+1); t.ok() {
+		if t := p.lookupDirect(s, name, hops+1, memo); t.ok() {
 			return t
 		}
 		if sf, ok := p.modules[s]; ok && s != "" {
+			memo.dep(sf)
 			queue = append(queue, p.stars[sf]...)
 		}
 	}
@@ -40,7 +45,7 @@ func (p *pyResolver) lookupStars(f int, mod, name string, hops int) pyTarget {
 }
 
 // lookupDirect is lookupInModule without star imports.
-func (p *pyResolver) lookupDirect(mod, name string, hops int) pyTarget {
+func (p *pyResolver) lookupDirect(mod, name string, hops int, memo *fileMemo) pyTarget {
 	if hops > maxHops {
 		return noTarget
 	}
@@ -49,11 +54,12 @@ func (p *pyResolver) lookupDirect(mod, name string, hops int) pyTarget {
 		f, hasFile = p.modules[mod]
 	}
 	if hasFile {
+		memo.dep(f)
 		if u, ok := p.members[scopeName{fileScope(f), name}]; ok {
 			return pyTarget{unit: u}
 		}
 		if b, ok := p.binds[f][name]; ok && !(b.mod == mod && b.name == name) {
-			if t := p.resolveBinding(b, hops+1); t.ok() {
+			if t := p.resolveBinding(b, hops+1, memo); t.ok() {
 				return t
 			}
 		}
@@ -68,14 +74,14 @@ func (p *pyResolver) lookupDirect(mod, name string, hops int) pyTarget {
 	return noTarget
 }
 
-func (p *pyResolver) resolveBinding(b pyBinding, hops int) pyTarget {
+func (p *pyResolver) resolveBinding(b pyBinding, hops int, memo *fileMemo) pyTarget {
 	if b.name == "" {
 		if _, ok := p.modules[b.mod]; ok || p.pkgs[b.mod] {
 			return pyTarget{unit: -1, mod: b.mod}
 		}
 		return noTarget
 	}
-	return p.lookupInModule(b.mod, b.name, hops)
+	return p.lookupInModule(b.mod, b.name, hops, memo)
 }
 
 // lookupName resolves a bare name used in unit u of file f, Python's way:
@@ -96,11 +102,11 @@ func (p *pyResolver) lookupName(f int, u int32, name string, memo *fileMemo) pyT
 		}
 	}
 	if memo == nil {
-		return p.lookupModuleScope(f, name)
+		return p.lookupModuleScope(f, name, nil)
 	}
 	t, ok := memo.names[name]
 	if !ok {
-		t = p.lookupModuleScope(f, name)
+		t = p.lookupModuleScope(f, name, memo)
 		memo.names[name] = t
 	}
 	return t
@@ -108,15 +114,15 @@ func (p *pyResolver) lookupName(f int, u int32, name string, memo *fileMemo) pyT
 
 // lookupModuleScope resolves a name at the top of file f: its
 // definitions, then its imports, then its star imports.
-func (p *pyResolver) lookupModuleScope(f int, name string) pyTarget {
+func (p *pyResolver) lookupModuleScope(f int, name string, memo *fileMemo) pyTarget {
 	if m, ok := p.members[scopeName{fileScope(f), name}]; ok {
 		return pyTarget{unit: m}
 	}
 	if b, ok := p.binds[f][name]; ok {
-		return p.resolveBinding(b, 0)
+		return p.resolveBinding(b, 0, memo)
 	}
 	if len(p.stars[f]) > 0 {
-		return p.lookupStars(f, p.fileMod[f], name, 0)
+		return p.lookupStars(f, p.fileMod[f], name, 0, memo)
 	}
 	return noTarget
 }
@@ -135,12 +141,12 @@ func (p *pyResolver) attr(t pyTarget, name string, memo *fileMemo) pyTarget {
 		return noTarget
 	case t.mod != "":
 		if memo == nil {
-			return p.lookupInModule(t.mod, name, 0)
+			return p.lookupInModule(t.mod, name, 0, nil)
 		}
 		key := [2]string{t.mod, name}
 		r, ok := memo.modAttrs[key]
 		if !ok {
-			r = p.lookupInModule(t.mod, name, 0)
+			r = p.lookupInModule(t.mod, name, 0, memo)
 			memo.modAttrs[key] = r
 		}
 		return r
@@ -150,25 +156,53 @@ func (p *pyResolver) attr(t pyTarget, name string, memo *fileMemo) pyTarget {
 
 // fileMemo caches, for the calls of one file, lookups that many calls
 // repeat: module-scope names, module attributes and class members. It
-// belongs to one goroutine.
+// belongs to one goroutine. It also records which files the lookups read
+// (deps): an edit to what one of them defines or imports may change how
+// this file resolves, and nothing else can.
 type fileMemo struct {
 	names    map[string]pyTarget
 	modAttrs map[[2]string]pyTarget
 	members  map[scopeName]int32
+	deps     []uint64 // bit per file
 }
 
-func newFileMemo() *fileMemo {
-	return &fileMemo{names: map[string]pyTarget{}, modAttrs: map[[2]string]pyTarget{}, members: map[scopeName]int32{}}
+func newFileMemo(files int) *fileMemo {
+	return &fileMemo{names: map[string]pyTarget{}, modAttrs: map[[2]string]pyTarget{}, members: map[scopeName]int32{},
+		deps: make([]uint64, (files+63)/64)}
+}
+
+// dep records that the lookups read file f.
+func (m *fileMemo) dep(f int) {
+	if m != nil {
+		m.deps[f>>6] |= 1 << (f & 63)
+	}
+}
+
+func (m *fileMemo) depAll(fs []int32) {
+	for _, f := range fs {
+		m.dep(int(f))
+	}
+}
+
+// depList is the recorded files in order.
+func (m *fileMemo) depList() []int32 {
+	var out []int32
+	for w, word := range m.deps {
+		for ; word != 0; word &= word - 1 {
+			out = append(out, int32(w*64+bits.TrailingZeros64(word)))
+		}
+	}
+	return out
 }
 
 func (p *pyResolver) classMemberMemo(c int32, name string, memo *fileMemo) int32 {
 	if memo == nil || !p.fullMRO {
-		return p.classMember(c, name)
+		return p.classMember(c, name, memo)
 	}
 	key := scopeName{c, name}
 	m, ok := memo.members[key]
 	if !ok {
-		m = p.classMember(c, name)
+		m = p.classMember(c, name, memo)
 		memo.members[key] = m
 	}
 	return m
@@ -177,12 +211,13 @@ func (p *pyResolver) classMemberMemo(c int32, name string, memo *fileMemo) int32
 // classMember finds a method or nested class in a class or, depth-first
 // and left to right, in its bases: close enough to Python's MRO for
 // navigation.
-func (p *pyResolver) classMember(c int32, name string) int32 {
+func (p *pyResolver) classMember(c int32, name string, memo *fileMemo) int32 {
 	var seen [maxHops]int32
-	return p.memberDFS(c, name, seen[:0])
+	return p.memberDFS(c, name, seen[:0], memo)
 }
 
-func (p *pyResolver) memberDFS(c int32, name string, seen []int32) int32 {
+func (p *pyResolver) memberDFS(c int32, name string, seen []int32, memo *fileMemo) int32 {
+	memo.dep(int(p.fileOf[c]))
 	if m, ok := p.members[scopeName{c, name}]; ok {
 		return m
 	}
@@ -195,8 +230,9 @@ func (p *pyResolver) memberDFS(c int32, name string, seen []int32) int32 {
 		}
 	}
 	seen = append(seen, c)
+	memo.depAll(p.baseDeps[p.fileOf[c]])
 	for _, b := range p.bases[c] {
-		if m := p.memberDFS(b, name, seen); m >= 0 {
+		if m := p.memberDFS(b, name, seen, memo); m >= 0 {
 			return m
 		}
 	}
@@ -304,6 +340,12 @@ func (p *pyResolver) selfAttrType(f int, c int32, attr string, memo *fileMemo, h
 // in the scope around the class.
 func (p *pyResolver) resolveBases(f int) {
 	lo, hi := p.fileUnits(f)
+	var memo *fileMemo // made for the first class with bases
+	defer func() {
+		if memo != nil {
+			p.baseDeps[f] = memo.depList()
+		}
+	}()
 	for g := lo; g < hi; g++ {
 		u := p.units[g]
 		if u.Kind != KindClass || len(u.Bases) == 0 {
@@ -316,7 +358,10 @@ func (p *pyResolver) resolveBases(f int) {
 			if !isDotted(b) {
 				continue
 			}
-			t := p.resolveDotted(f, p.parent[g], b, nil)
+			if memo == nil {
+				memo = newFileMemo(len(p.files))
+			}
+			t := p.resolveDotted(f, p.parent[g], b, memo)
 			if t.unit >= 0 && t.unit != g && p.kind(t.unit) == KindClass {
 				p.bases[g] = append(p.bases[g], t.unit)
 			}
@@ -329,7 +374,8 @@ func (p *pyResolver) resolveBases(f int) {
 // is where a reader lands, the initializer is the code that runs.
 func (p *pyResolver) resolveCalls(f int) {
 	lo, hi := p.fileUnits(f)
-	memo := newFileMemo()
+	memo := newFileMemo(len(p.files))
+	defer func() { p.deps[f] = memo.depList() }()
 	p.collectModuleVars(f)
 	for g := lo; g < hi; g++ {
 		ru := p.raw[g]
@@ -357,6 +403,7 @@ func (p *pyResolver) resolveCall(f int, u int32, name string, memo *fileMemo) in
 		if c < 0 || !isDotted(rest) || strings.IndexByte(rest, '.') >= 0 {
 			return -1
 		}
+		memo.depAll(p.baseDeps[p.fileOf[c]])
 		for _, b := range p.bases[c] {
 			if m := p.classMemberMemo(b, rest, memo); m >= 0 {
 				return m
