@@ -41,8 +41,8 @@ type linkFile struct {
 	counts     callCounts
 	deps       []int32 // files its resolution read, see fileMemo
 	units      []byte  // encoded per-unit links, decoded only when reused
-	all        string // the shard's body as one string; decoded strings slice it
-	unitsPos   int    // units' offset in all
+	all        string  // the shard's body as one string; decoded strings slice it
+	unitsPos   int     // units' offset in all
 }
 
 // linkSet is every shard's files, in path order.
