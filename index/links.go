@@ -12,14 +12,15 @@ import (
 	"sync"
 )
 
-// The links file keeps the previous run's call resolution: for every file,
-// each unit's invokes edges and unresolved calls, and a digest of the part
-// of the file's extraction that other files' resolution can read (its
-// interface). A file's resolution reads other files only through their
-// interfaces, so when every changed file kept its interface, only the
-// changed files need their calls resolved again; the rest are copied.
-// Anything else (a file added or removed, an interface changed, a new
-// go.mod module path) resolves every file, as a cold build does.
+// The links keep the previous run's call resolution: for every file, each
+// unit's invokes edges and unresolved calls, a digest of the part of the
+// file's extraction that other files' resolution can read (its interface),
+// and the files its own resolution read (its deps; Python only). A file's
+// resolution reads other files only through their interfaces, so after
+// an edit the changed files are resolved again, and so are the files whose
+// deps hold a changed interface; the rest keep their links. Anything else
+// (a file added or removed, a Go interface changed, a new go.mod module
+// path) resolves every file, as a cold build does.
 //
 // Like the cache, the links are split into cacheShards files by path, and
 // a build rewrites only the shards holding files it resolved. Each shard:
