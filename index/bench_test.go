@@ -26,13 +26,35 @@ type corpus struct{ name, dir string }
 
 func corpora() []corpus {
 	var cs []corpus
-	if out, err := exec.Command("python3", "-c", `import sysconfig;print(sysconfig.get_paths()["stdlib"])`).Output(); err == nil {
-		cs = append(cs, corpus{"stdlib", strings.TrimSpace(string(out))})
+	if dir, err := pythonStdlib(); err == nil {
+		cs = append(cs, corpus{"stdlib", dir})
 	}
 	cs = append(cs,
 		corpus{"django", "/usr/lib/python3/dist-packages/django"},
 		corpus{"sympy", "/usr/lib/python3/dist-packages/sympy"})
 	return cs
+}
+
+// pythonStdlib is where python3's standard library lives.
+func pythonStdlib() (string, error) {
+	out, err := exec.Command("python3", "-c", `import sysconfig;print(sysconfig.get_paths()["stdlib"])`).Output()
+	if err != nil {
+		return "", fmt.Errorf("no python3 to find the standard library: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// stdlibOrSkip is pythonStdlib for tests, which skip without it.
+func stdlibOrSkip(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("reads the Python standard library")
+	}
+	dir, err := pythonStdlib()
+	if err != nil {
+		t.Skip(err)
+	}
+	return dir
 }
 
 func eachCorpus(b *testing.B, fn func(b *testing.B, c corpus)) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,7 +19,9 @@ type linkEdit struct {
 	local bool
 }
 
-func replaceIn(file, old, new string) func(t *testing.T, dir string) {
+// editFile rewrites file with change, which fails the test through t if
+// the file is not as it expects.
+func editFile(file string, change func(t *testing.T, src []byte) []byte) func(t *testing.T, dir string) {
 	return func(t *testing.T, dir string) {
 		t.Helper()
 		p := filepath.Join(dir, filepath.FromSlash(file))
@@ -28,13 +29,32 @@ func replaceIn(file, old, new string) func(t *testing.T, dir string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(string(src), old) {
-			t.Fatalf("%s does not contain %q", file, old)
-		}
-		if err := os.WriteFile(p, []byte(strings.Replace(string(src), old, new, 1)), 0o644); err != nil {
+		if err := os.WriteFile(p, change(t, src), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+func replaceIn(file, old, new string) func(t *testing.T, dir string) {
+	return editFile(file, func(t *testing.T, src []byte) []byte {
+		if !strings.Contains(string(src), old) {
+			t.Fatalf("%s does not contain %q", file, old)
+		}
+		return []byte(strings.Replace(string(src), old, new, 1))
+	})
+}
+
+// renameFirstDef renames the file's first top-level function.
+func renameFirstDef(file string) func(t *testing.T, dir string) {
+	return editFile(file, func(t *testing.T, src []byte) []byte {
+		i := bytes.Index(src, []byte("\ndef "))
+		if i < 0 {
+			t.Fatalf("%s has no top-level function", file)
+		}
+		name := i + len("\ndef ")
+		end := name + bytes.IndexByte(src[name:], '(')
+		return append(append(append([]byte{}, src[:end]...), "_renamed"...), src[end:]...)
+	})
 }
 
 func appendTo(file, text string) func(t *testing.T, dir string) {
@@ -188,14 +208,7 @@ func TestLinksCorruptIsIgnored(t *testing.T) {
 // changes what a file defines re-resolves the files that read it, and
 // only them: each build must equal a fresh one and resolve fewer files.
 func TestLinksFollowEditsOnStdlib(t *testing.T) {
-	if testing.Short() {
-		t.Skip("copies part of the Python standard library")
-	}
-	out, err := exec.Command("python3", "-c", `import sysconfig;print(sysconfig.get_paths()["stdlib"])`).Output()
-	if err != nil {
-		t.Skipf("no python3 to find the standard library: %v", err)
-	}
-	stdlib := strings.TrimSpace(string(out))
+	stdlib := stdlibOrSkip(t)
 	root := t.TempDir()
 	for _, pkg := range []string{"json", "email", "http", "urllib", "asyncio", "unittest"} {
 		if _, err := os.Stat(filepath.Join(stdlib, pkg)); err != nil {
@@ -203,26 +216,6 @@ func TestLinksFollowEditsOnStdlib(t *testing.T) {
 		}
 		if err := os.CopyFS(filepath.Join(root, pkg), os.DirFS(filepath.Join(stdlib, pkg))); err != nil {
 			t.Fatal(err)
-		}
-	}
-	renameFirstDef := func(file string) func(t *testing.T, dir string) {
-		return func(t *testing.T, dir string) {
-			t.Helper()
-			p := filepath.Join(dir, filepath.FromSlash(file))
-			src, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			i := bytes.Index(src, []byte("\ndef "))
-			if i < 0 {
-				t.Fatalf("%s has no top-level function", file)
-			}
-			name := i + len("\ndef ")
-			end := name + bytes.IndexByte(src[name:], '(')
-			edited := append(append(append([]byte{}, src[:end]...), "_renamed"...), src[end:]...)
-			if err := os.WriteFile(p, edited, 0o644); err != nil {
-				t.Fatal(err)
-			}
 		}
 	}
 	edits := []struct {

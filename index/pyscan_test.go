@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -280,16 +279,10 @@ func TestPyScanMatchesQuery(t *testing.T) {
 // code, where the scanner's shortcuts (the strings and imports it does not
 // enter) meet every construct the language has.
 func TestPyScanMatchesQueryOnStdlib(t *testing.T) {
-	if testing.Short() {
-		t.Skip("reads the Python standard library")
-	}
-	out, err := exec.Command("python3", "-c", `import sysconfig;print(sysconfig.get_paths()["stdlib"])`).Output()
-	if err != nil {
-		t.Skipf("no python3 to find the standard library: %v", err)
-	}
-	cands, _, err := walk(context.Background(), strings.TrimSpace(string(out)), nil, slog.New(slog.DiscardHandler))
+	dir := stdlibOrSkip(t)
+	cands, _, err := walk(context.Background(), dir, nil, slog.New(slog.DiscardHandler))
 	if err != nil || len(cands) == 0 {
-		t.Skipf("no Python standard library at %s (%v)", out, err)
+		t.Skipf("no Python standard library at %s (%v)", dir, err)
 	}
 	p := newParser()
 	defer p.close()
