@@ -225,3 +225,21 @@ func heapPeak() uint64 {
 	runtime.ReadMemStats(&ms)
 	return ms.Sys
 }
+
+// BenchmarkScan is the Python scan alone (parse and walk in C, no Go
+// extraction), one goroutine, on sources already in memory.
+func BenchmarkScan(b *testing.B) {
+	eachCorpus(b, func(b *testing.B, c corpus) {
+		srcs := parsedSources(b, c.dir)
+		p := newPyScanner()
+		defer p.close()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			for _, s := range srcs {
+				if _, _, err := p.scan(context.Background(), s); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}

@@ -439,7 +439,6 @@ static bool visit(pyscan *s, TSNode n) {
 static int pyscan_run(pyscan *s, const char *src, uint32_t n) {
 	s->len = 0;
 	s->oom = 0;
-	s->cancel = 0;
 	active = &s->arena;
 	TSParser *parser = ts_parser_new();
 	ts_parser_set_language(parser, tree_sitter_python());
@@ -478,12 +477,14 @@ static void pyscan_trim(pyscan *s) {
 }
 
 static void pyscan_cancel(pyscan *s) { __atomic_store_n(&s->cancel, 1, __ATOMIC_RELAXED); }
+static void pyscan_arm(pyscan *s) { __atomic_store_n(&s->cancel, 0, __ATOMIC_RELAXED); }
 */
 import "C"
 
 import (
 	"context"
 	"errors"
+	"sync"
 	"unsafe"
 )
 
@@ -506,7 +507,14 @@ const (
 )
 
 // pyScanner is one goroutine's Python parser and record buffer.
-type pyScanner struct{ s *C.pyscan }
+type pyScanner struct {
+	s *C.pyscan
+	// mu and scans keep a cancellation meant for one scan (its context
+	// done as the scan ended) from reaching the next, which may belong to
+	// another build.
+	mu    sync.Mutex
+	scans uint64
+}
 
 func newPyScanner() *pyScanner {
 	s := C.pyscan_new()
@@ -524,7 +532,12 @@ func (p *pyScanner) trim() {
 }
 
 func (p *pyScanner) close() {
-	if p != nil && p.s != nil {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.s != nil {
 		C.pyscan_free(p.s)
 		p.s = nil
 	}
@@ -541,10 +554,21 @@ func (p *pyScanner) scan(ctx context.Context, src []byte) ([]uint32, bool, error
 	if err := ctx.Err(); err != nil {
 		return nil, false, err
 	}
+	p.mu.Lock()
+	p.scans++
+	this := p.scans
+	C.pyscan_arm(p.s)
+	p.mu.Unlock()
 	if ctx.Done() != nil {
 		// A callback rather than a watching goroutine: most files parse in
 		// well under a millisecond.
-		stop := context.AfterFunc(ctx, func() { C.pyscan_cancel(p.s) })
+		stop := context.AfterFunc(ctx, func() {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if p.scans == this && p.s != nil {
+				C.pyscan_cancel(p.s)
+			}
+		})
 		defer stop()
 	}
 	var ptr *C.char
