@@ -226,20 +226,47 @@ func heapPeak() uint64 {
 	return ms.Sys
 }
 
-// BenchmarkScan is the Python scan alone (parse and walk in C, no Go
-// extraction), one goroutine, on sources already in memory.
+// BenchmarkParseArena parses as Build does (each tree in an arena that is
+// rewound rather than freed) without walking the trees, on one goroutine
+// per CPU: the index's own parse, to set beside BenchmarkParseOnly.
+func BenchmarkParseArena(b *testing.B) {
+	benchScan(b, true)
+}
+
+// BenchmarkScan is the Python scan alone: parse and walk in C, no Go
+// extraction, on one goroutine per CPU.
 func BenchmarkScan(b *testing.B) {
+	benchScan(b, false)
+}
+
+func benchScan(b *testing.B, parseOnly bool) {
 	eachCorpus(b, func(b *testing.B, c corpus) {
 		srcs := parsedSources(b, c.dir)
-		p := newPyScanner()
-		defer p.close()
 		b.ResetTimer()
+		cpu := processCPU()
 		for i := 0; i < b.N; i++ {
+			next := make(chan []byte, len(srcs))
 			for _, s := range srcs {
-				if _, _, err := p.scan(context.Background(), s); err != nil {
-					b.Fatal(err)
-				}
+				next <- s
 			}
+			close(next)
+			var wg sync.WaitGroup
+			for w := 0; w < runtime.NumCPU(); w++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					p := newPyScanner()
+					defer p.close()
+					p.parseOnly(parseOnly)
+					for s := range next {
+						if _, _, err := p.scan(context.Background(), s); err != nil {
+							b.Error(err)
+						}
+					}
+				}()
+			}
+			wg.Wait()
 		}
+		reportCPU(b, cpu)
 	})
 }
