@@ -7,6 +7,7 @@ import (
 	"hash/crc64"
 	"io"
 	"os"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -18,9 +19,11 @@ import (
 // and the files its own resolution read (its deps; Python only). A file's
 // resolution reads other files only through their interfaces, so after
 // an edit the changed files are resolved again, and so are the files whose
-// deps hold a changed interface; the rest keep their links. Anything else
-// (a file added or removed, a Go interface changed, a new go.mod module
-// path) resolves every file, as a cold build does.
+// deps hold a changed interface; the rest keep their links. Go files'
+// reads are not recorded: a changed Go interface resolves the Go files of
+// its directory and of the directories that import it. Anything else (a
+// file added or removed, a new go.mod module path) resolves every file, as
+// a cold build does.
 //
 // Like the cache, the links are split into cacheShards files by path, and
 // a build rewrites only the shards holding files it resolved. Each shard:
@@ -293,16 +296,17 @@ func (ls *linkSet) apply(r *resolver, f int, lf *linkFile) bool {
 // reusable decides which files can take their stored links: nil when
 // every file must be resolved. iface is filled with each file's interface
 // digest (computed only for files whose content changed). A file is
-// resolved again when its content changed, or when its last resolution
-// read a Python file whose interface changed (its deps). A changed Go
-// interface, whose readers are not recorded, resolves every file.
-func (ls *linkSet) reusable(res *extractResult, iface []uint64) []bool {
+// resolved again when its content changed, or when it may read a file
+// whose interface changed: for Python, a file its last resolution read
+// (its deps); for Go, whose resolution reads whole packages, any file of
+// its own directory or of a directory of the module it imports.
+func (ls *linkSet) reusable(res *extractResult, iface []uint64, goModule string) []bool {
 	if ls == nil || len(ls.files) != len(res.files) {
 		return nil
 	}
 	reuse := make([]bool, len(res.files))
-	changed := make([]uint64, (len(res.files)+63)/64) // files whose interface changed
-	anyChanged := false
+	changed := make([]uint64, (len(res.files)+63)/64) // Python files whose interface changed
+	changedDirs := map[string]bool{}                  // directories of Go files whose interface changed
 	for i, f := range res.files {
 		lf := &ls.files[i]
 		if lf.path != f.Path || lf.lang != f.Lang {
@@ -315,32 +319,67 @@ func (ls *linkSet) reusable(res *extractResult, iface []uint64) []bool {
 		if i >= len(res.digested) || !res.digested[i] {
 			iface[i] = ifaceDigest(f)
 		}
-		if iface[i] != lf.iface {
-			if f.Lang != pythonLang.name {
-				return nil
-			}
-			changed[i>>6] |= 1 << (i & 63)
-			anyChanged = true
-		}
-	}
-	if !anyChanged {
-		return reuse
-	}
-	for i := range reuse {
-		if !reuse[i] {
+		if iface[i] == lf.iface {
 			continue
 		}
-		if res.files[i].Lang != pythonLang.name {
-			continue // only Go files read Go files
+		switch f.Lang {
+		case pythonLang.name:
+			changed[i>>6] |= 1 << (i & 63)
+		case goLang.name:
+			changedDirs[goDir(f.Path)] = true
+		default:
+			return nil
 		}
-		for _, d := range ls.files[i].deps {
-			if int(d) < len(res.files) && changed[d>>6]&(1<<(d&63)) != 0 {
-				reuse[i] = false
-				break
-			}
+	}
+	for i, f := range res.files {
+		if reuse[i] && readsChanged(f, ls.files[i].deps, changed, changedDirs, goModule) {
+			reuse[i] = false
 		}
 	}
 	return reuse
+}
+
+// readsChanged is whether a file whose content did not change may read
+// one whose interface did.
+func readsChanged(f *rawFile, deps []int32, changed []uint64, changedDirs map[string]bool, goModule string) bool {
+	switch f.Lang {
+	case pythonLang.name:
+		for _, d := range deps {
+			if int(d)>>6 < len(changed) && changed[d>>6]&(1<<(d&63)) != 0 {
+				return true
+			}
+		}
+	case goLang.name:
+		if len(changedDirs) == 0 {
+			return false
+		}
+		if changedDirs[goDir(f.Path)] {
+			return true
+		}
+		for _, im := range f.Imports {
+			switch {
+			case goModule == "":
+			case im.Module == goModule:
+				if changedDirs[""] {
+					return true
+				}
+			case strings.HasPrefix(im.Module, goModule+"/"):
+				if changedDirs[strings.TrimPrefix(im.Module, goModule+"/")] {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// goDir is a Go file's directory as the resolver names packages: "" at
+// the root.
+func goDir(p string) string {
+	if d := path.Dir(p); d != "." {
+		return d
+	}
+	return ""
 }
 
 // loadLinks reads every shard of the links at base. Any shard missing or

@@ -80,7 +80,7 @@ func resolveAll(root string, res *extractResult, workers int, links *linkStore) 
 		if prev = loaded.prev; loaded.err != nil {
 			links.log.Warn("index: stored links ignored", "path", links.path, "err", loaded.err)
 		}
-		keep = prev.reusable(res, iface)
+		keep = prev.reusable(res, iface, goModule)
 	}
 	r := linkFiles(rootBase, goModule, res, workers, keep)
 	if keep != nil && !applyLinks(r, prev, keep) {

@@ -248,3 +248,51 @@ func TestLinksFollowEditsOnStdlib(t *testing.T) {
 		}
 	}
 }
+
+// TestLinksFollowGoEditsInThisModule does the same on Go: this module's
+// own packages, where an edit to one package re-resolves it and its
+// importers only.
+func TestLinksFollowGoEditsInThisModule(t *testing.T) {
+	root := t.TempDir()
+	for _, p := range []string{"go.mod", "agent/event", "agent/tool", "agent/atomicfile", "memory"} {
+		src, dst := filepath.Join("..", p), filepath.Join(root, p)
+		var err error
+		if p == "go.mod" {
+			var data []byte
+			if data, err = os.ReadFile(src); err == nil {
+				err = os.WriteFile(dst, data, 0o644)
+			}
+		} else {
+			err = os.CopyFS(dst, os.DirFS(src))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var log bytes.Buffer
+	opts := Options{CacheDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	total := buildT(t, root, opts).Stats().Files
+	for _, e := range []struct {
+		name     string
+		edit     func(t *testing.T, dir string)
+		min, max int // files resolved
+	}{
+		{"function added to an imported package", appendTo("agent/event/event.go", "\nfunc Added() int { return 1 }\n"), 2, total - 1},
+		{"function added to a leaf package", appendTo("memory/memory.go", "\nfunc Added() int { return 1 }\n"), 1, total - 1},
+		{"function an importer calls renamed", replaceIn("agent/event/gate.go", "func NewGate() *Gate", "func NewGate2() *Gate"), 2, total - 1},
+		{"body edited", appendTo("agent/tool/tool.go", "\n// a comment\n"), 1, 1},
+	} {
+		e.edit(t, root)
+		log.Reset()
+		inc := buildT(t, root, opts)
+		n := resolvedFiles(t, log.String())
+		t.Logf("%s: %d of %d files resolved", e.name, n, total)
+		if n < e.min || n > e.max {
+			t.Errorf("%s: %d of %d files resolved, want %d to %d", e.name, n, total, e.min, e.max)
+		}
+		fresh := buildT(t, root, Options{NoCache: true})
+		if got, want := dump(inc), dump(fresh); got != want {
+			t.Fatalf("%s: index differs from a fresh one:\n%s", e.name, lineDiff(want, got))
+		}
+	}
+}
