@@ -104,6 +104,20 @@ func parsedSources(b *testing.B, dir string) [][]byte {
 }
 
 func parseAll(srcs [][]byte) {
+	eachSource(srcs, func() (func([]byte), func()) {
+		p := sitter.NewParser()
+		p.SetLanguage(pythonLang.grammar())
+		return func(s []byte) {
+			if t, err := p.ParseCtx(context.Background(), nil, s); err == nil {
+				t.Close()
+			}
+		}, p.Close
+	})
+}
+
+// eachSource hands the sources out to one goroutine per CPU, each running
+// the worker start makes and then its cleanup.
+func eachSource(srcs [][]byte, start func() (work func([]byte), done func())) {
 	next := make(chan []byte, len(srcs))
 	for _, s := range srcs {
 		next <- s
@@ -114,14 +128,10 @@ func parseAll(srcs [][]byte) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p := sitter.NewParser()
-			defer p.Close()
-			p.SetLanguage(pythonLang.grammar())
+			work, done := start()
+			defer done()
 			for s := range next {
-				t, err := p.ParseCtx(context.Background(), nil, s)
-				if err == nil {
-					t.Close()
-				}
+				work(s)
 			}
 		}()
 	}
@@ -245,27 +255,15 @@ func benchScan(b *testing.B, parseOnly bool) {
 		b.ResetTimer()
 		cpu := processCPU()
 		for i := 0; i < b.N; i++ {
-			next := make(chan []byte, len(srcs))
-			for _, s := range srcs {
-				next <- s
-			}
-			close(next)
-			var wg sync.WaitGroup
-			for w := 0; w < runtime.NumCPU(); w++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					p := newPyScanner()
-					defer p.close()
-					p.parseOnly(parseOnly)
-					for s := range next {
-						if _, _, err := p.scan(context.Background(), s); err != nil {
-							b.Error(err)
-						}
+			eachSource(srcs, func() (func([]byte), func()) {
+				p := newPyScanner()
+				p.parseOnly(parseOnly)
+				return func(s []byte) {
+					if _, _, err := p.scan(context.Background(), s); err != nil {
+						b.Error(err)
 					}
-				}()
-			}
-			wg.Wait()
+				}, p.close
+			})
 		}
 		reportCPU(b, cpu)
 	})
