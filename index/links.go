@@ -2,6 +2,7 @@ package index
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"hash/crc64"
@@ -26,13 +27,20 @@ import (
 // a cold build does.
 //
 // Like the cache, the links are split into cacheShards files by path, and
-// a build rewrites only the shards holding files it resolved. Each shard:
+// a build rewrites only the shards holding files it resolved. Unlike the
+// cache's, the shards must come from one consistent state: each carries
+// the stamp of the save that wrote it, and a manifest, written after them,
+// lists the stamp each shard must have. A save cut short, or two builds
+// saving at once, leave shards that do not match, and the next build
+// resolves every file.
 //
-//	magic "SWEADLNK" | version | cache version | max size | root base |
-//	go module | program | files | CRC-32C
+//	shard:    magic "SWEADLNK" | version | cache version | max size |
+//	          root base | go module | program | stamp | files | CRC-32C
+//	manifest: magic "SWEADLMF" | version | stamp per shard | CRC-32C
 const (
-	linksMagic   = "SWEADLNK"
-	linksVersion = 2
+	linksMagic    = "SWEADLNK"
+	manifestMagic = "SWEADLMF"
+	linksVersion  = 3
 )
 
 var crc64Table = crc64.MakeTable(crc64.ECMA)
@@ -49,9 +57,10 @@ type linkFile struct {
 	unitsPos   int     // units' offset in all
 }
 
-// linkSet is every shard's files, in path order.
+// linkSet is every shard's files, in path order, and the shards' stamps.
 type linkSet struct {
-	files []linkFile
+	files  []linkFile
+	stamps [cacheShards]uint64
 }
 
 // linkInputs are what resolution depends on besides the files. The
@@ -127,7 +136,7 @@ func (d *digester) digest(f *rawFile) uint64 {
 // encodeLinks writes the resolution of every file; iface holds each file's
 // interface digest. Files in keep took their links from prev, whose bytes
 // are copied rather than encoded again.
-func encodeLinks(w io.Writer, in linkInputs, r *resolver, files []int, keys []fileKey, iface []uint64, prev *linkSet, keep []bool) error {
+func encodeLinks(w io.Writer, in linkInputs, stamp uint64, r *resolver, files []int, keys []fileKey, iface []uint64, prev *linkSet, keep []bool) error {
 	out := &summed{w: w}
 	e := &encoder{buf: make([]byte, 0, 64<<10)}
 	e.buf = append(e.buf, linksMagic...)
@@ -137,6 +146,7 @@ func encodeLinks(w io.Writer, in linkInputs, r *resolver, files []int, keys []fi
 	e.str(in.rootBase)
 	e.str(in.goModule)
 	e.str(in.program)
+	e.uint(stamp)
 	e.uint(uint64(len(files)))
 	unit := &encoder{}
 	for _, i := range files {
@@ -218,23 +228,19 @@ func (e *encoder) encodeUnitLinks(u *Unit) {
 	}
 }
 
-func decodeLinks(data []byte, in linkInputs) ([]linkFile, error) {
-	if len(data) < len(linksMagic)+4 || string(data[:len(linksMagic)]) != linksMagic {
-		return nil, fmt.Errorf("%w: bad links header", errCorrupt)
+func decodeLinks(data []byte, in linkInputs) ([]linkFile, uint64, error) {
+	body, err := checkedBody(data, linksMagic)
+	if err != nil {
+		return nil, 0, err
 	}
-	sum := binary.LittleEndian.Uint32(data[len(data)-4:])
-	data = data[:len(data)-4]
-	if crc32.Checksum(data, castagnoli) != sum {
-		return nil, fmt.Errorf("%w: links checksum mismatch", errCorrupt)
-	}
-	body := data[len(linksMagic):]
 	d := &decoder{buf: body, all: frozen(body)}
 	if v, cv := d.uint(), d.uint(); v != linksVersion || cv != cacheVersion {
-		return nil, fmt.Errorf("links version %d/%d, want %d/%d", v, cv, linksVersion, cacheVersion)
+		return nil, 0, fmt.Errorf("links version %d/%d, want %d/%d", v, cv, linksVersion, cacheVersion)
 	}
 	if d.int() != in.maxSize || d.str() != in.rootBase || d.str() != in.goModule || d.str() != in.program {
-		return nil, fmt.Errorf("links made with other settings")
+		return nil, 0, fmt.Errorf("links made with other settings")
 	}
+	stamp := d.uint()
 	n := d.count()
 	files := make([]linkFile, n)
 	for i := 0; i < n && d.err == nil; i++ {
@@ -256,9 +262,55 @@ func decodeLinks(data []byte, in linkInputs) ([]linkFile, error) {
 		d.fail()
 	}
 	if d.err != nil {
-		return nil, d.err
+		return nil, 0, d.err
 	}
-	return files, nil
+	return files, stamp, nil
+}
+
+// checkedBody is data without its magic and checksum, if both hold.
+func checkedBody(data []byte, magic string) ([]byte, error) {
+	if len(data) < len(magic)+4 || string(data[:len(magic)]) != magic {
+		return nil, fmt.Errorf("%w: bad header", errCorrupt)
+	}
+	sum := binary.LittleEndian.Uint32(data[len(data)-4:])
+	data = data[:len(data)-4]
+	if crc32.Checksum(data, castagnoli) != sum {
+		return nil, fmt.Errorf("%w: checksum mismatch", errCorrupt)
+	}
+	return data[len(magic):], nil
+}
+
+// encodeManifest writes the stamp each shard must have.
+func encodeManifest(w io.Writer, stamps *[cacheShards]uint64) error {
+	out := &summed{w: w}
+	e := &encoder{}
+	e.buf = append(e.buf, manifestMagic...)
+	e.uint(linksVersion)
+	for _, s := range stamps {
+		e.uint(s)
+	}
+	if _, err := out.Write(e.buf); err != nil {
+		return err
+	}
+	return out.close()
+}
+
+func decodeManifest(data []byte) (stamps [cacheShards]uint64, err error) {
+	body, err := checkedBody(data, manifestMagic)
+	if err != nil {
+		return stamps, err
+	}
+	d := &decoder{buf: body, all: frozen(body)}
+	if v := d.uint(); v != linksVersion {
+		return stamps, fmt.Errorf("links manifest version %d, want %d", v, linksVersion)
+	}
+	for k := range stamps {
+		stamps[k] = d.uint()
+	}
+	if d.err == nil && len(d.buf) != 0 {
+		d.fail()
+	}
+	return stamps, d.err
 }
 
 // apply gives file f's units their stored links, after the contains edges
@@ -382,10 +434,23 @@ func goDir(p string) string {
 	return ""
 }
 
-// loadLinks reads every shard of the links at base. Any shard missing or
-// unreadable makes the whole set unusable: resolution then starts over.
+// loadLinks reads every shard of the links at base. Any shard missing,
+// unreadable or not the one the manifest names makes the whole set
+// unusable: resolution then starts over.
 func loadLinks(base string, in linkInputs) (*linkSet, error) {
+	data, err := os.ReadFile(manifestPath(base))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	want, err := decodeManifest(data)
+	if err != nil {
+		return nil, fmt.Errorf("links manifest: %w", err)
+	}
 	var shards [cacheShards][]linkFile
+	var stamps [cacheShards]uint64
 	var errs [cacheShards]error
 	var wg sync.WaitGroup
 	for k := range shards {
@@ -394,16 +459,16 @@ func loadLinks(base string, in linkInputs) (*linkSet, error) {
 			defer wg.Done()
 			data, err := os.ReadFile(linkShardPath(base, k))
 			if err == nil {
-				shards[k], err = decodeLinks(data, in)
+				shards[k], stamps[k], err = decodeLinks(data, in)
 			}
 			errs[k] = err
 		}()
 	}
 	wg.Wait()
-	ls := &linkSet{}
+	ls := &linkSet{stamps: want}
 	for k, err := range errs {
-		if os.IsNotExist(err) {
-			return nil, nil
+		if err == nil && stamps[k] != want[k] {
+			err = errors.New("written by another save than the manifest's")
 		}
 		if err != nil {
 			return nil, fmt.Errorf("links shard %d: %w", k, err)
@@ -413,6 +478,8 @@ func loadLinks(base string, in linkInputs) (*linkSet, error) {
 	slices.SortFunc(ls.files, func(a, b linkFile) int { return strings.Compare(a.path, b.path) })
 	return ls, nil
 }
+
+func manifestPath(base string) string { return base + ".links" }
 
 func linkShardPath(base string, k int) string {
 	return fmt.Sprintf("%s.%02d.links", base, k)

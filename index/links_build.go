@@ -1,10 +1,10 @@
 package index
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,6 +35,35 @@ type linkStore struct {
 
 // openLinks starts loading the stored links of root, which overlaps with
 // walking and extracting.
+// save writes the dirty shards under a new stamp, then the manifest. A
+// save that fails part way leaves the manifest naming other shards than
+// those on disk, so the next build resolves every file.
+func (ls *linkStore) save(files [][]int, dirty []bool) error {
+	var stamps [cacheShards]uint64
+	if ls.prev != nil {
+		stamps = ls.prev.stamps
+	}
+	stamp := rand.Uint64()
+	for k := range files {
+		if !dirty[k] {
+			continue
+		}
+		stamps[k] = stamp
+		err := writeAtomicFunc(linkShardPath(ls.path, k), func(w io.Writer) error {
+			return encodeLinks(w, ls.in, stamp, ls.r, files[k], ls.keys, ls.iface, ls.prev, ls.keep)
+		})
+		if err != nil {
+			_ = os.Remove(manifestPath(ls.path))
+			return fmt.Errorf("index links: %w", err)
+		}
+	}
+	err := writeAtomicFunc(manifestPath(ls.path), func(w io.Writer) error { return encodeManifest(w, &stamps) })
+	if err != nil {
+		return fmt.Errorf("index links: %w", err)
+	}
+	return nil
+}
+
 func openLinks(root string, c *fileCache, opts Options) *linkStore {
 	ls := &linkStore{log: opts.Logger, in: linkInputs{maxSize: opts.MaxFileSize}}
 	ls.in.rootBase = filepath.Base(root)
@@ -170,20 +199,7 @@ func (ls *linkStore) saveAsync() <-chan error {
 			files[k] = append(files[k], i)
 			dirty[k] = dirty[k] || ls.keep == nil || !ls.keep[i]
 		}
-		var errs []error
-		for k := range files {
-			if !dirty[k] {
-				continue
-			}
-			err := writeAtomicFunc(linkShardPath(ls.path, k), func(w io.Writer) error {
-				return encodeLinks(w, ls.in, ls.r, files[k], ls.keys, ls.iface, ls.prev, ls.keep)
-			})
-			if err != nil {
-				errs = append(errs, fmt.Errorf("index links: %w", err))
-			}
-		}
-		_ = os.Remove(ls.path + ".links") // the single file of earlier versions
-		out <- errors.Join(errs...)
+		out <- ls.save(files, dirty)
 	}()
 	return out
 }

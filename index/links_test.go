@@ -296,3 +296,56 @@ func TestLinksFollowGoEditsInThisModule(t *testing.T) {
 		}
 	}
 }
+
+// TestLinksTornSaveIsIgnored checks that shards and manifest from
+// different saves, as a save cut short or two builds saving at once leave
+// them, are not taken for a consistent resolution.
+func TestLinksTornSaveIsIgnored(t *testing.T) {
+	for _, torn := range []string{"old manifest", "old shard"} {
+		t.Run(torn, func(t *testing.T) {
+			dir := copyTree(t, filepath.Join("..", "testdata", "index", "pyrepo"))
+			var log bytes.Buffer
+			opts := Options{CacheDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+			total := buildT(t, dir, opts).Stats().Files
+			before := map[string][]byte{}
+			links, _ := filepath.Glob(filepath.Join(opts.CacheDir, "*.links"))
+			for _, p := range links {
+				data, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				before[p] = data
+			}
+			// Renaming a function others call changes several shards.
+			replaceIn("pkg/util.py", "def tidy(s):", "def tidy2(s):")(t, dir)
+			buildT(t, dir, opts)
+			var restore string
+			for p, data := range before {
+				now, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				isManifest := !strings.Contains(strings.TrimSuffix(filepath.Base(p), ".links"), ".")
+				if !bytes.Equal(now, data) && isManifest == (torn == "old manifest") {
+					restore = p
+				}
+			}
+			if restore == "" {
+				t.Fatalf("the edit rewrote no %s", torn)
+			}
+			if err := os.WriteFile(restore, before[restore], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// The next edit is local; with torn links every file is resolved.
+			appendTo("pkg/base.py", "# x\n")(t, dir)
+			log.Reset()
+			inc := buildT(t, dir, opts)
+			if n := resolvedFiles(t, log.String()); n != total {
+				t.Errorf("with an %s, %d of %d files resolved, want all", torn, n, total)
+			}
+			if got, want := dump(inc), dump(buildT(t, dir, Options{NoCache: true})); got != want {
+				t.Fatalf("with an %s, the index differs from a fresh one:\n%s", torn, lineDiff(want, got))
+			}
+		})
+	}
+}
