@@ -68,36 +68,21 @@ func Build(ctx context.Context, root string, opts Options) (*Index, error) {
 		// The sources weigh about twice their stored extraction.
 		defer holdGC(3 * stored)()
 	}
-	dirs := openDirCache(cache.dirPath, opts.Logger)
-	// Files are extracted as the walk finds them.
-	q := newFileQueue()
-	var skipped map[string]int
-	var walkErr error
-	var tWalk time.Time
-	go func() {
-		defer q.close()
-		_, skipped, walkErr = walkFound(ctx, abs, dirs, opts.Logger, q.push)
-		tWalk = time.Now()
-		if walkErr == nil {
-			if err := dirs.save(); err != nil {
-				opts.Logger.Warn("index: directory cache not saved", "err", err)
-			}
-		}
-	}()
-	res, err := extractAll(ctx, q, cache, opts)
-	if walkErr != nil {
-		return nil, fmt.Errorf("index %s: %w", abs, walkErr)
+	wr := startWalk(ctx, abs, openDirCache(cache.dirPath, opts.Logger), opts.Logger)
+	res, err := extractAll(ctx, wr.q, cache, opts)
+	if wr.err != nil {
+		return nil, fmt.Errorf("index %s: %w", abs, wr.err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("index %s: %w", abs, err)
 	}
-	tExtract := time.Now()
+	tWalk, tExtract := wr.done, time.Now()
 	saved := cache.saveAsync(res)
 	ix := assemble(abs, res, opts.Workers, links)
 	savedLinks := links.saveAsync()
 	tAssemble := time.Now()
 	st := &ix.stats
-	st.Skipped = skipped
+	st.Skipped = wr.skipped
 	st.Degraded = map[string]int{}
 	for _, f := range res.files {
 		countFlags(st.Degraded, f.Flags)
@@ -118,6 +103,32 @@ func Build(ctx context.Context, root string, opts Options) (*Index, error) {
 		"walk", tWalk.Sub(start), "extract", tExtract.Sub(tWalk), "resolve", tAssemble.Sub(tExtract), "resolved_files", links.resolved,
 		"save", time.Since(tAssemble), "total", time.Since(start))
 	return ix, nil
+}
+
+// walkRun is a walk that queues the files it finds, so that extraction
+// starts before it ends. Its fields are set before the queue closes, and
+// extraction returns only once the queue has closed, so they may be read
+// after it.
+type walkRun struct {
+	q       *fileQueue
+	skipped map[string]int
+	err     error
+	done    time.Time
+}
+
+func startWalk(ctx context.Context, root string, dirs *dirCache, log *slog.Logger) *walkRun {
+	w := &walkRun{q: newFileQueue()}
+	go func() {
+		defer w.q.close()
+		_, w.skipped, w.err = walkFound(ctx, root, dirs, log, w.q.push)
+		w.done = time.Now()
+		if w.err == nil {
+			if err := dirs.save(); err != nil {
+				log.Warn("index: directory cache not saved", "err", err)
+			}
+		}
+	}()
+	return w
 }
 
 func checkRoot(root string) (string, error) {
