@@ -89,54 +89,55 @@ type loadedLinks struct {
 // resolveAll makes the resolver and links every file, reusing the stored
 // links where they still hold.
 func resolveAll(root string, res *extractResult, workers int, links *linkStore) *resolver {
-	var prev *linkSet
-	var loaded loadedLinks
-	if links != nil {
-		loaded = <-links.loaded
-	}
-	rootBase, goModule := filepath.Base(root), ""
-	if links != nil && links.path != "" {
-		goModule = links.in.goModule
-	} else {
-		goModule = readGoModule(root)
-	}
 	iface := slices.Clone(res.iface)
 	if len(iface) != len(res.files) {
 		iface = make([]uint64, len(res.files))
 	}
-	var keep []bool
-	if links != nil && links.path != "" {
-		if prev = loaded.prev; loaded.err != nil {
-			links.log.Warn("index: stored links ignored", "path", links.path, "err", loaded.err)
-		}
-		keep = prev.reusable(res, iface, goModule)
-	}
-	r := linkFiles(rootBase, goModule, res, workers, keep)
+	goModule, prev, keep := links.reusable(root, res, iface)
+	r := linkFiles(filepath.Base(root), goModule, res, workers, keep)
 	if keep != nil && !applyLinks(r, prev, keep) {
 		links.log.Warn("index: stored links do not fit, resolving every file", "path", links.path)
 		keep = nil
-		r = linkFiles(rootBase, goModule, res, workers, nil)
+		r = linkFiles(filepath.Base(root), goModule, res, workers, nil)
 	}
-	if links != nil {
-		links.resolved = len(res.files)
-		for _, k := range keep {
-			if k {
-				links.resolved--
-			}
-		}
-	}
-	if links != nil && links.path != "" {
-		links.r, links.keys, links.iface, links.digested = r, res.keys, iface, res.digested
-		if keep != nil {
-			links.digested = nil // reusable filled in every digest
-		}
-		links.prev, links.keep = prev, keep
-		links.dirty = keep == nil || len(res.files) == 0
-		for _, k := range keep {
-			links.dirty = links.dirty || !k
-		}
-	}
+	links.record(r, res, iface, prev, keep)
 	return r
+}
+
+// reusable waits for the stored links and decides which files keep theirs
+// (nil: none); iface receives the digests it computes. It also gives the
+// go.mod module path, read beside the links.
+func (ls *linkStore) reusable(root string, res *extractResult, iface []uint64) (goModule string, prev *linkSet, keep []bool) {
+	if ls == nil || ls.path == "" {
+		return readGoModule(root), nil, nil
+	}
+	loaded := <-ls.loaded
+	if loaded.err != nil {
+		ls.log.Warn("index: stored links ignored", "path", ls.path, "err", loaded.err)
+	}
+	return ls.in.goModule, loaded.prev, loaded.prev.reusable(res, iface, ls.in.goModule)
+}
+
+// record counts the files resolved and keeps what saving needs.
+func (ls *linkStore) record(r *resolver, res *extractResult, iface []uint64, prev *linkSet, keep []bool) {
+	if ls == nil {
+		return
+	}
+	ls.resolved = len(res.files)
+	for _, k := range keep {
+		if k {
+			ls.resolved--
+		}
+	}
+	if ls.path == "" {
+		return
+	}
+	ls.r, ls.keys, ls.iface, ls.digested = r, res.keys, iface, res.digested
+	if keep != nil {
+		ls.digested = nil // reusable filled in every digest
+	}
+	ls.prev, ls.keep = prev, keep
+	ls.dirty = keep == nil || len(res.files) == 0 || ls.resolved > 0
 }
 
 func linkFiles(rootBase, goModule string, res *extractResult, workers int, keep []bool) *resolver {
