@@ -215,8 +215,9 @@ func (d *decoder) fail() {
 	d.buf = nil
 }
 
-func decodeCache(data []byte, maxSize int64) (map[string]cacheEntry, error) {
-	if len(data) < len(cacheMagic)+4 || string(data[:len(cacheMagic)]) != cacheMagic {
+// checkedBody is data without its magic and checksum, if both hold.
+func checkedBody(data []byte, magic string) ([]byte, error) {
+	if len(data) < len(magic)+4 || string(data[:len(magic)]) != magic {
 		return nil, fmt.Errorf("%w: bad header", errCorrupt)
 	}
 	sum := binary.LittleEndian.Uint32(data[len(data)-4:])
@@ -224,7 +225,14 @@ func decodeCache(data []byte, maxSize int64) (map[string]cacheEntry, error) {
 	if crc32.Checksum(data, castagnoli) != sum {
 		return nil, fmt.Errorf("%w: checksum mismatch", errCorrupt)
 	}
-	body := data[len(cacheMagic):]
+	return data[len(magic):], nil
+}
+
+func decodeCache(data []byte, maxSize int64) (map[string]cacheEntry, error) {
+	body, err := checkedBody(data, cacheMagic)
+	if err != nil {
+		return nil, err
+	}
 	d := &decoder{buf: body, all: frozen(body)}
 	if v := d.uint(); v != cacheVersion {
 		return nil, fmt.Errorf("index cache version %d, want %d", v, cacheVersion)

@@ -1,10 +1,8 @@
 package index
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"hash/crc64"
 	"io"
 	"os"
@@ -265,19 +263,6 @@ func decodeLinks(data []byte, in linkInputs) ([]linkFile, uint64, error) {
 		return nil, 0, d.err
 	}
 	return files, stamp, nil
-}
-
-// checkedBody is data without its magic and checksum, if both hold.
-func checkedBody(data []byte, magic string) ([]byte, error) {
-	if len(data) < len(magic)+4 || string(data[:len(magic)]) != magic {
-		return nil, fmt.Errorf("%w: bad header", errCorrupt)
-	}
-	sum := binary.LittleEndian.Uint32(data[len(data)-4:])
-	data = data[:len(data)-4]
-	if crc32.Checksum(data, castagnoli) != sum {
-		return nil, fmt.Errorf("%w: checksum mismatch", errCorrupt)
-	}
-	return data[len(magic):], nil
 }
 
 // encodeManifest writes the stamp each shard must have.

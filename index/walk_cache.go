@@ -3,7 +3,6 @@ package index
 import (
 	"bufio"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -154,15 +153,10 @@ func (dc *dirCache) save() error {
 }
 
 func decodeDirCache(data []byte) (map[string]*dirListing, error) {
-	if len(data) < len(dirCacheMagic)+4 || string(data[:len(dirCacheMagic)]) != dirCacheMagic {
-		return nil, errors.New("bad header")
+	body, err := checkedBody(data, dirCacheMagic)
+	if err != nil {
+		return nil, err
 	}
-	sum := binary.LittleEndian.Uint32(data[len(data)-4:])
-	data = data[:len(data)-4]
-	if crc32.Checksum(data, castagnoli) != sum {
-		return nil, errors.New("checksum mismatch")
-	}
-	body := data[len(dirCacheMagic):]
 	d := &decoder{buf: body, all: frozen(body)}
 	if v := d.uint(); v != cacheVersion {
 		return nil, fmt.Errorf("version %d, want %d", v, cacheVersion)
