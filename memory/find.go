@@ -181,8 +181,8 @@ func knownTodos(h *Hypothesis) string {
 }
 
 func isHex(s string) bool {
-	for _, r := range s {
-		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F') {
+	for i := 0; i < len(s); i++ {
+		if !isHexByte(s[i]) {
 			return false
 		}
 	}
