@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -167,22 +168,10 @@ func (d *dialog) editKey(k KeyMap, msg tea.KeyMsg) (*event.Reply, tea.Cmd) {
 
 // editReply approves the list as offered, or chooses the edited one.
 func (d *dialog) editReply() *event.Reply {
-	if slicesEqual(d.locs, d.orig) {
+	if slices.Equal(d.locs, d.orig) {
 		return &event.Reply{Decision: event.Approve}
 	}
 	return &event.Reply{Decision: event.Choose, Choice: strings.Join(d.locs, "\n")}
-}
-
-func slicesEqual(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // headline says in a few words what the agent asks for.
