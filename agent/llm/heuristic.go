@@ -75,11 +75,11 @@ func (h *Heuristic) Complete(ctx context.Context, req Request) (Response, error)
 	st := h.st
 	var msg Message
 	switch {
-	case hasTool(req.Tools, hRank):
+	case offers(req.Tools, hRank):
 		msg = st.rankTurn()
-	case hasTool(req.Tools, hShortlist):
+	case offers(req.Tools, hShortlist):
 		msg = st.shortlistTurn()
-	case hasTool(req.Tools, hFindChild) || hasTool(req.Tools, hFindDef):
+	case offers(req.Tools, hFindChild) || offers(req.Tools, hFindDef):
 		msg = st.searchTurn()
 	default:
 		msg = Message{Role: Assistant, Content: "The heuristic localizer only answers the localization tools."}
@@ -129,13 +129,4 @@ func shortList(xs []string, n int) string {
 		return strings.Join(xs[:n], ", ") + ", ..."
 	}
 	return strings.Join(xs, ", ")
-}
-
-func hasTool(tools []Tool, name string) bool {
-	for _, t := range tools {
-		if t.Name == name {
-			return true
-		}
-	}
-	return false
 }

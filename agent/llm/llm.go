@@ -66,3 +66,13 @@ type Model interface {
 	Name() string
 	Complete(ctx context.Context, req Request) (Response, error)
 }
+
+// offers reports whether a request's tools include the named one.
+func offers(tools []Tool, name string) bool {
+	for _, t := range tools {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}

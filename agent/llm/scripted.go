@@ -151,12 +151,3 @@ func lastObservation(msgs []Message) string {
 	}
 	return strings.Join(parts, "\n")
 }
-
-func offers(tools []Tool, name string) bool {
-	for _, t := range tools {
-		if t.Name == name {
-			return true
-		}
-	}
-	return false
-}
