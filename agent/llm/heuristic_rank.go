@@ -171,7 +171,7 @@ func (st *hstate) files(cands []candidate) []candidate {
 		}
 	}
 	out := make([]candidate, 0, len(order))
-	fileRel := st.h.corpus.fileScores(st.issueQuery())
+	fileRel := st.h.corpus.fileScores(st.query)
 	for _, p := range order {
 		s := best[p] + 0.1*min(rest[p], 2) + st.fileBonus(p) + wFileText*fileRel[p]
 		if isTestFile(p) {

@@ -26,6 +26,7 @@ type hstate struct {
 	h       *Heuristic
 	issue   string
 	entries []EntryPoint
+	query   map[string]float64 // the issue's token bag, see issueQuery
 	rel     map[string]float64 // unit id -> BM25 against the issue, best = 1
 	budget  int
 	turns   int
@@ -54,19 +55,18 @@ type seenUnit struct {
 
 func newHState(h *Heuristic, issue string, budget int) *hstate {
 	entries := ExtractEntryPoints(issue)
-	st := &hstate{
-		h: h, issue: issue, entries: entries, budget: budget,
+	query := issueQuery(issue, entries)
+	return &hstate{
+		h: h, issue: issue, entries: entries, budget: budget, query: query, rel: h.corpus.scoresFor(query),
 		seen: map[string]*seenUnit{}, tried: map[string]int{}, rooted: map[string]bool{}, walked: map[string]bool{},
 	}
-	st.rel = h.corpus.scoresFor(st.issueQuery())
-	return st
 }
 
 // issueQuery is the issue's token bag, with the names of strong entry
 // points counted again so the code the issue names outweighs its prose.
-func (st *hstate) issueQuery() map[string]float64 {
-	q := issueBag(st.issue)
-	for _, e := range st.entries {
+func issueQuery(issue string, entries []EntryPoint) map[string]float64 {
+	q := issueBag(issue)
+	for _, e := range entries {
 		if e.Weight < kindWeight[EntryCode] {
 			continue
 		}
@@ -116,7 +116,7 @@ func (st *hstate) entryTurn() (Message, bool) {
 		}
 	}
 	extra := 0
-	for _, id := range st.h.corpus.top(st.issueQuery(), 10) {
+	for _, id := range st.h.corpus.top(st.query, 10) {
 		if extra >= maxBM25Roots {
 			break
 		}
