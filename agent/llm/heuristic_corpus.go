@@ -95,7 +95,11 @@ func inSpans(l int, spans [][2]int) bool {
 // scoresFor is every unit's BM25 score against the query, normalised so the
 // best unit scores 1.
 func (c *corpus) scoresFor(query map[string]float64) map[string]float64 {
-	raw := c.bm.scores(query)
+	return normalised(c.bm.scores(query), func(d int) string { return c.units[d].ID })
+}
+
+// normalised divides document scores by the best one and keys them by name.
+func normalised(raw map[int]float64, name func(doc int) string) map[string]float64 {
 	best := 0.0
 	for _, s := range raw {
 		best = max(best, s)
@@ -105,7 +109,7 @@ func (c *corpus) scoresFor(query map[string]float64) map[string]float64 {
 		return out
 	}
 	for d, s := range raw {
-		out[c.units[d].ID] = s / best
+		out[name(d)] = s / best
 	}
 	return out
 }
@@ -147,16 +151,5 @@ func (c *corpus) fileScores(query map[string]float64) map[string]float64 {
 		}
 		c.fileBM = newBM25(docs)
 	})
-	raw := c.fileBM.scores(query)
-	best := 0.0
-	for _, s := range raw {
-		best = max(best, s)
-	}
-	out := make(map[string]float64, len(raw))
-	for d, s := range raw {
-		if best > 0 {
-			out[c.filePaths[d]] = s / best
-		}
-	}
-	return out
+	return normalised(c.fileBM.scores(query), func(d int) string { return c.filePaths[d] })
 }
