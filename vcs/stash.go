@@ -23,14 +23,17 @@ func (r *Repo) tempIndex(seed bool) (env []string, cleanup func(), err error) {
 	}
 	path := f.Name()
 	cleanup = func() { os.Remove(path); os.Remove(path + ".lock") }
-	data, rerr := os.ReadFile(filepath.Join(r.gitDir, "index"))
-	if seed && rerr == nil {
-		_, err = f.Write(data)
+	seeded := false
+	if seed {
+		if data, rerr := os.ReadFile(filepath.Join(r.gitDir, "index")); rerr == nil {
+			_, err = f.Write(data)
+			seeded = true
+		}
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if !seed || rerr != nil {
+	if !seeded {
 		os.Remove(path) // an empty file is not a valid index; git creates it
 	}
 	if err != nil {
