@@ -34,6 +34,10 @@ func ListRuns(ctx context.Context, repo string) ([]RunInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	return listRuns(ctx, co)
+}
+
+func listRuns(ctx context.Context, co *Repo) ([]RunInfo, error) {
 	runs := map[string]*RunInfo{}
 	get := func(id string) *RunInfo {
 		if runs[id] == nil {
@@ -185,7 +189,7 @@ func GC(ctx context.Context, repo, runID string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	runs, err := ListRuns(ctx, co.dir)
+	runs, err := listRuns(ctx, co)
 	if err != nil {
 		return nil, err
 	}
