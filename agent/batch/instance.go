@@ -112,7 +112,7 @@ func runWithDeadline(ctx context.Context, cfg Config, job Job) (Result, error) {
 	if ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded) {
 		res.Status = StatusTimeout
 		if err == nil {
-			err = fmt.Errorf("time-out after %s", cfg.Timeout)
+			return res, fmt.Errorf("time-out after %s", cfg.Timeout)
 		}
 		return res, fmt.Errorf("time-out after %s: %w", cfg.Timeout, err)
 	}
