@@ -141,7 +141,7 @@ func record(rec Record, res Result, err error) Record {
 }
 
 func scoreOf(in swebench.Instance, res Result) *swebench.Score {
-	if len(in.GoldFiles) == 0 && len(in.GoldFunctions) == 0 && in.Patch == "" {
+	if !hasGold(in) {
 		return nil
 	}
 	gold := swebench.GoldOf(in, res.Index)
