@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"strings"
 	"sync"
 )
 
@@ -19,7 +18,7 @@ import (
 // in parallel; a build rewrites only the shards whose files changed, so
 // saving after one edit writes a sixteenth of the cache.
 type fileCache struct {
-	path    string // the shards are named after it (shardPath)
+	base    string // every cache file's path begins with it (see cacheBase)
 	dirPath string // directory listings, see dirCache
 	maxSize int64
 	log     *slog.Logger
@@ -46,8 +45,18 @@ func shardOf(path string) int {
 	return int(h % cacheShards)
 }
 
+// byShard lists, per shard, the indexes of the files it holds.
+func byShard(files []*rawFile) [][]int {
+	out := make([][]int, cacheShards)
+	for i, f := range files {
+		k := shardOf(f.Path)
+		out[k] = append(out[k], i)
+	}
+	return out
+}
+
 func (c *fileCache) shardPath(k int) string {
-	return fmt.Sprintf("%s.%02d.bin", strings.TrimSuffix(c.path, ".bin"), k)
+	return fmt.Sprintf("%s.%02d.bin", c.base, k)
 }
 
 type cacheEntry struct {
@@ -64,15 +73,15 @@ func openCache(root string, opts Options) *fileCache {
 		close(c.done)
 		return c
 	}
-	p, err := cachePath(root, opts.CacheDir)
+	base, err := cacheBase(root, opts.CacheDir)
 	if err != nil {
 		c.log.Warn("index: no cache", "err", err)
 		c.off = true
 		close(c.done)
 		return c
 	}
-	c.path = p
-	c.dirPath = strings.TrimSuffix(p, ".bin") + ".dirs"
+	c.base = base
+	c.dirPath = base + ".dirs"
 	go c.load() // overlaps with the walk
 	return c
 }
@@ -127,14 +136,13 @@ func (c *fileCache) storedBytes() int64 {
 		return 0
 	}
 	for k := range c.shards {
-		if info, err := os.Stat(linkShardPath(strings.TrimSuffix(c.path, ".bin"), k)); err == nil {
+		if info, err := os.Stat(linkShardPath(c.base, k)); err == nil {
 			n += info.Size()
 		}
 	}
 	return n
 }
 
-// lookup returns the cached extraction of a file if its content is unchanged.
 // lookup returns the cached extraction of a file, and its record, if its
 // content is unchanged.
 func (c *fileCache) lookup(rel, lang string, key fileKey) (*rawFile, []byte) {
@@ -174,11 +182,7 @@ func (c *fileCache) saveAsync(res *extractResult) <-chan error {
 		out <- nil
 		return out
 	}
-	files := make([][]int, cacheShards)
-	for i, f := range res.files {
-		k := shardOf(f.Path)
-		files[k] = append(files[k], i)
-	}
+	files := byShard(res.files)
 	var dirty []int
 	for k := range files {
 		if !c.unchanged(k, files[k], res) {
@@ -194,9 +198,7 @@ func (c *fileCache) saveAsync(res *extractResult) <-chan error {
 		for _, k := range dirty {
 			errs = append(errs, c.saveShard(k, files[k], res))
 		}
-		if c.path != "" {
-			_ = os.Remove(c.path) // the single file of earlier versions
-		}
+		_ = os.Remove(c.base + ".bin") // the single file of earlier versions
 		out <- errors.Join(errs...)
 	}()
 	return out

@@ -65,13 +65,14 @@ func commonGitDir(gd string) string {
 	return filepath.Clean(cd)
 }
 
-// cachePath is where the index cache of root lives: inside the git common
-// dir, out of every diff, or in the user's cache dir for plain folders. The
-// file name carries a hash of the root so that indexing a sub-folder or
-// another worktree keeps its own cache.
-func cachePath(root, override string) (string, error) {
+// cacheBase is where the index cache of root lives, as a path that each of
+// its files extends (".00.bin", ".links", ".dirs"...): inside the git
+// common dir, out of every diff, or in the user's cache dir for plain
+// folders. The name carries a hash of the root so that indexing a
+// sub-folder or another worktree keeps its own cache.
+func cacheBase(root, override string) (string, error) {
 	sum := sha1.Sum([]byte(root))
-	name := "index-" + hex.EncodeToString(sum[:8]) + ".bin"
+	name := "index-" + hex.EncodeToString(sum[:8])
 	if override != "" {
 		return filepath.Join(override, name), nil
 	}

@@ -20,10 +20,10 @@ type extractResult struct {
 	files   []*rawFile
 	sources [][]byte
 	keys    []fileKey
-	// enc and iface are made by the workers for the files they parsed, so
-	// that saving the cache and the links later costs little: enc is the
-	// file's cache record (nil if not parsed), iface its interface digest
-	// (valid where digested is set).
+	// enc and iface are made by the workers, so that saving the cache and
+	// the links later costs little: enc is the file's cache record (as
+	// loaded, or encoded anew; nil when the cache is off), iface its
+	// interface digest (valid where digested is set: the files parsed).
 	enc      [][]byte
 	iface    []uint64
 	digested []bool

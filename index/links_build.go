@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -25,7 +24,7 @@ type linkStore struct {
 	// digested marks the files whose iface entry is filled in: those the
 	// workers parsed, or all of them when stored links were reused.
 	digested []bool
-	dirty    bool // whether the saved file no longer matches this build
+	dirty    bool // whether the saved shards no longer match this build
 	// resolved is how many files had their calls resolved.
 	resolved int
 	prev     *linkSet
@@ -33,8 +32,6 @@ type linkStore struct {
 	loaded   chan loadedLinks // the stored links, once read
 }
 
-// openLinks starts loading the stored links of root, which overlaps with
-// walking and extracting.
 // save writes the dirty shards under a new stamp, then the manifest. A
 // save that fails part way leaves the manifest naming other shards than
 // those on disk, so the next build resolves every file.
@@ -64,15 +61,17 @@ func (ls *linkStore) save(files [][]int, dirty []bool) error {
 	return nil
 }
 
+// openLinks starts loading the stored links of root, which overlaps with
+// walking and extracting.
 func openLinks(root string, c *fileCache, opts Options) *linkStore {
 	ls := &linkStore{log: opts.Logger, in: linkInputs{maxSize: opts.MaxFileSize}}
 	ls.in.rootBase = filepath.Base(root)
 	ls.loaded = make(chan loadedLinks, 1)
-	if c.off || c.path == "" {
+	if c.off || c.base == "" {
 		ls.loaded <- loadedLinks{}
 		return ls
 	}
-	ls.path = strings.TrimSuffix(c.path, ".bin")
+	ls.path = c.base
 	go func() {
 		ls.in.goModule, ls.in.program = readGoModule(root), programID()
 		prev, err := loadLinks(ls.path, ls.in)
@@ -190,15 +189,10 @@ func (ls *linkStore) saveAsync() <-chan error {
 		}
 		// Every shard is written after a full resolution, empty ones too,
 		// since loading needs them all.
-		files := make([][]int, cacheShards)
+		files := byShard(ls.r.files)
 		dirty := make([]bool, cacheShards)
-		for k := range dirty {
-			dirty[k] = ls.keep == nil
-		}
-		for i, f := range ls.r.files {
-			k := shardOf(f.Path)
-			files[k] = append(files[k], i)
-			dirty[k] = dirty[k] || ls.keep == nil || !ls.keep[i]
+		for k, in := range files {
+			dirty[k] = ls.keep == nil || slices.ContainsFunc(in, func(i int) bool { return !ls.keep[i] })
 		}
 		out <- ls.save(files, dirty)
 	}()

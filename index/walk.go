@@ -56,8 +56,8 @@ type walker struct {
 	sem chan struct{}
 	wg  sync.WaitGroup
 
-	// found, when set, hears of each candidate as it is found, so work on
-	// it can start before the walk ends.
+	// found, when set, is handed each candidate as it is found, so work on
+	// it can start before the walk ends; the walk then lists none itself.
 	found func(candidate)
 
 	mu      sync.Mutex
@@ -71,8 +71,8 @@ func walk(ctx context.Context, root string, dirs *dirCache, log *slog.Logger) ([
 	return walkFound(ctx, root, dirs, log, nil)
 }
 
-// walkFound is walk that also calls found (from several goroutines) with
-// each candidate as soon as it is found.
+// walkFound is walk that hands each candidate to found (from several
+// goroutines) as soon as it is found, instead of listing them.
 func walkFound(ctx context.Context, root string, dirs *dirCache, log *slog.Logger, found func(candidate)) ([]candidate, map[string]int, error) {
 	w := &walker{ctx: ctx, root: root, log: log, dirs: dirs, skipped: map[string]int{}, sem: make(chan struct{}, 8), found: found}
 	var ps []gitignore.Pattern
@@ -170,12 +170,13 @@ func (w *walker) file(dirAbs string, rel []string, name string, m gitignore.Matc
 		return
 	}
 	c := candidate{rel: relPath, abs: abs, size: info.Size(), mtime: info.ModTime().UnixNano(), lang: langForPath(name)}
+	if w.found != nil {
+		w.found(c)
+		return
+	}
 	w.mu.Lock()
 	w.files = append(w.files, c)
 	w.mu.Unlock()
-	if w.found != nil {
-		w.found(c)
-	}
 }
 
 func (w *walker) skip(reason, path string, err error) {
