@@ -2,7 +2,8 @@ package tui
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -86,19 +87,15 @@ func (a *activityPane) scroll(delta int) {
 
 // meters is one line per agent: tokens, calls and cost.
 func (a *activityPane) meters(st Styles) []string {
-	seen := map[string]bool{}
-	var agents []string
-	for _, m := range []map[string]bool{keys(a.usage), keys(a.busy)} {
-		for k := range m {
-			if !seen[k] {
-				seen[k] = true
-				agents = append(agents, k)
-			}
-		}
+	agents := map[string]bool{}
+	for ag := range a.usage {
+		agents[ag] = true
 	}
-	sort.Strings(agents)
+	for ag := range a.busy {
+		agents[ag] = true
+	}
 	var out []string
-	for _, ag := range agents {
+	for _, ag := range slices.Sorted(maps.Keys(agents)) {
 		line := st.agent(ag).Render(fmt.Sprintf("%-8s", ag))
 		if u, ok := a.usage[ag]; ok {
 			line += fmt.Sprintf(" %s tok · %d calls · %s", tokens(u.PromptTokens+u.CompletionTokens), u.Calls, cost(u.Cost, u.Priced))
@@ -107,14 +104,6 @@ func (a *activityPane) meters(st Styles) []string {
 			line += " " + st.Current.Render(a.spin.View()+" "+what)
 		}
 		out = append(out, line)
-	}
-	return out
-}
-
-func keys[V any](m map[string]V) map[string]bool {
-	out := make(map[string]bool, len(m))
-	for k := range m {
-		out[k] = true
 	}
 	return out
 }
