@@ -47,23 +47,28 @@ type OpenAIConfig struct {
 // ConfigFromEnv builds a config from OPENAI_API_KEY and OPENAI_BASE_URL. The
 // model comes from the argument (the --model flag) or, when that is empty,
 // from SWE_ADEPT_MODEL.
-func ConfigFromEnv(model string) OpenAIConfig {
+func ConfigFromEnv(model string) OpenAIConfig { return ConfigFrom(os.Getenv, model) }
+
+// ConfigFrom is ConfigFromEnv reading the variables through getenv, so a
+// caller with its own view of the environment (a test's map) gets the same
+// config, retry limits included.
+func ConfigFrom(getenv func(string) string, model string) OpenAIConfig {
 	if model == "" {
-		model = os.Getenv("SWE_ADEPT_MODEL")
+		model = getenv("SWE_ADEPT_MODEL")
 	}
 	return OpenAIConfig{
-		APIKey:         strings.TrimSpace(os.Getenv("OPENAI_API_KEY")),
-		BaseURL:        strings.TrimSpace(os.Getenv("OPENAI_BASE_URL")),
+		APIKey:         strings.TrimSpace(getenv("OPENAI_API_KEY")),
+		BaseURL:        strings.TrimSpace(getenv("OPENAI_BASE_URL")),
 		Model:          strings.TrimSpace(model),
-		AttemptTimeout: envDuration("SWE_ADEPT_MODEL_TIMEOUT"),
-		MaxAttempts:    envInt("SWE_ADEPT_MODEL_ATTEMPTS"),
+		AttemptTimeout: envDuration(getenv, "SWE_ADEPT_MODEL_TIMEOUT"),
+		MaxAttempts:    envInt(getenv, "SWE_ADEPT_MODEL_ATTEMPTS"),
 	}
 }
 
 // envDuration reads a Go duration ("90s", "5m") from the environment; an
 // unset or unreadable value means the default (and the latter is logged).
-func envDuration(name string) time.Duration {
-	v := strings.TrimSpace(os.Getenv(name))
+func envDuration(getenv func(string) string, name string) time.Duration {
+	v := strings.TrimSpace(getenv(name))
 	if v == "" {
 		return 0
 	}
@@ -75,8 +80,8 @@ func envDuration(name string) time.Duration {
 	return d
 }
 
-func envInt(name string) int {
-	v := strings.TrimSpace(os.Getenv(name))
+func envInt(getenv func(string) string, name string) int {
+	v := strings.TrimSpace(getenv(name))
 	if v == "" {
 		return 0
 	}

@@ -228,6 +228,20 @@ func TestConfigFromEnvLimits(t *testing.T) {
 	}
 }
 
+// TestConfigFromGetenv: a caller's own environment gives the whole config,
+// retry limits included, and the process environment is not read.
+func TestConfigFromGetenv(t *testing.T) {
+	t.Setenv("SWE_ADEPT_MODEL_ATTEMPTS", "7")
+	env := map[string]string{
+		"OPENAI_API_KEY": " k ", "OPENAI_BASE_URL": "http://localhost:1/v1", "SWE_ADEPT_MODEL": "m2",
+		"SWE_ADEPT_MODEL_TIMEOUT": "90s", "SWE_ADEPT_MODEL_ATTEMPTS": "2",
+	}
+	c := ConfigFrom(func(k string) string { return env[k] }, "")
+	if c.APIKey != "k" || c.BaseURL != "http://localhost:1/v1" || c.Model != "m2" || c.AttemptTimeout != 90*time.Second || c.MaxAttempts != 2 {
+		t.Errorf("ConfigFrom = %+v, %v, %d", c, c.AttemptTimeout, c.MaxAttempts)
+	}
+}
+
 func TestOpenAIConnectionRefused(t *testing.T) {
 	srv := newChatServer(t, ok(completion(plain, 1, 1)))
 	m := srv.client(t, "gpt-4o", 5)

@@ -61,12 +61,7 @@ func ChooseModel(c ModelChoice) (m llm.Model, notice string, err error) {
 		}
 		return llm.NewHeuristic(c.Index, s), notice, nil
 	}
-	cfg := llm.OpenAIConfig{
-		APIKey:  strings.TrimSpace(getenv("OPENAI_API_KEY")),
-		BaseURL: strings.TrimSpace(getenv("OPENAI_BASE_URL")),
-		Model:   name,
-	}
-	o, err := llm.NewOpenAI(cfg)
+	o, err := llm.NewOpenAI(llm.ConfigFrom(getenv, name))
 	if err != nil {
 		return nil, "", fmt.Errorf("localization model: %w", err)
 	}
