@@ -150,14 +150,8 @@ func (s *Searcher) fuzzyDef(tool, q string, sc scope) Result {
 	}
 	ids, scores, _ := s.expandKeys(keep, sc, MaxHits)
 	if len(ids) == 0 {
-		where := "the repository"
-		if sc.isFile() {
-			where = s.files[sc.file].Path
-		} else if sc.dir != "" {
-			where = sc.dir + "/"
-		}
 		return Result{Tool: tool, Query: q, Mode: ModeFuzzy, Observation: clip(fmt.Sprintf(
-			"%s %s: no definition in %s has a similar name. Try a shorter part of the name, find_code_content for text in bodies, or find_file.\n", tool, quote(q), where))}
+			"%s %s: no definition in %s has a similar name. Try a shorter part of the name, find_code_content for text in bodies, or find_file.\n", tool, quote(q), s.scopeName(sc)))}
 	}
 	head := fmt.Sprintf("%s %s: no exact or regex match; closest names (fuzzy: trigram + Jaro-Winkler + LCS similarity)", tool, quote(q))
 	return s.unitResultMore(tool, q, ModeFuzzy, scores, ids, head, 0)

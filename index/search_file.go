@@ -32,10 +32,7 @@ func (s *Searcher) FindFile(a FindFileArgs) Result {
 	if len(name) > maxQueryLen {
 		return failure(tool, query, fmt.Sprintf("file_name is %d characters long; give a name or glob of at most %d characters.\n", len(name), maxQueryLen))
 	}
-	where := "the repository"
-	if dir != "" {
-		where = dir + "/"
-	}
+	where := s.scopeName(sc)
 	if strings.ContainsAny(name, "*?[") {
 		if _, err := path.Match(name, ""); err != nil {
 			return failure(tool, query, fmt.Sprintf("file_name %s is not a valid glob (%v). Use * for any name part, ** for any folders, e.g. **/views/*.py.\n", quote(name), err))
