@@ -202,9 +202,7 @@ func compileNameRegex(q string) (*regexp.Regexp, error) {
 
 // regexReason is the part of a regexp error that helps.
 func regexReason(err error) string {
-	var se *syntax.Error
-	if e, ok := err.(*syntax.Error); ok {
-		se = e
+	if se, ok := err.(*syntax.Error); ok {
 		return fmt.Sprintf("%s in %s", se.Code, quote(se.Expr))
 	}
 	return err.Error()
