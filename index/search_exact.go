@@ -18,9 +18,6 @@ func (s *Searcher) exactUnits(q string, sc scope) []int32 {
 	for d := q; len(out) == 0 && strings.Contains(d, "."); {
 		out = s.byDotted(d, sc)
 		d = d[strings.Index(d, ".")+1:]
-		if !strings.Contains(d, ".") {
-			break
-		}
 	}
 	s.rankUnits(out)
 	return out
