@@ -73,20 +73,25 @@ func trigramSim(a, b []rune) float64 {
 	}
 	ta := trigramSet(a, make([]uint64, 0, len(a)+2))
 	tb := trigramSet(b, make([]uint64, 0, len(b)+2))
+	return 2 * float64(commonSorted(ta, tb)) / float64(len(ta)+len(tb))
+}
+
+// commonSorted counts the values two sorted, de-duplicated sets share.
+func commonSorted(a, b []uint64) int {
 	common, i, k := 0, 0, 0
-	for i < len(ta) && k < len(tb) {
+	for i < len(a) && k < len(b) {
 		switch {
-		case ta[i] == tb[k]:
+		case a[i] == b[k]:
 			common++
 			i++
 			k++
-		case ta[i] < tb[k]:
+		case a[i] < b[k]:
 			i++
 		default:
 			k++
 		}
 	}
-	return 2 * float64(common) / float64(len(ta)+len(tb))
+	return common
 }
 
 func jaroWinkler(a, b []rune) float64 {
@@ -227,20 +232,7 @@ func newKeyScorer(query string) *keyScorer {
 func (ks *keyScorer) scoreKey(lower, key string) float64 {
 	ks.k = append(ks.k[:0], []rune(lower)...)
 	ks.kTris = trigramSet(ks.k, ks.kTris)
-	common, i, k := 0, 0, 0
-	for i < len(ks.qTris) && k < len(ks.kTris) {
-		switch {
-		case ks.qTris[i] == ks.kTris[k]:
-			common++
-			i++
-			k++
-		case ks.qTris[i] < ks.kTris[k]:
-			i++
-		default:
-			k++
-		}
-	}
-	return ks.score(lower, key, common, len(ks.kTris))
+	return ks.score(lower, key, commonSorted(ks.qTris, ks.kTris), len(ks.kTris))
 }
 
 // score is FuzzyScore(lower(query), lower) given the shared trigram count,
