@@ -79,16 +79,9 @@ func runBatch(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	list, bad, err := swebench.ReadInstancesFile(f.instances)
+	list, bad, err := loadInstances(f.instances, f.only, f.limit)
 	if err != nil {
 		return err
-	}
-	for _, b := range bad {
-		fmt.Fprintf(os.Stderr, "%s: skipped %v\n", f.instances, b)
-	}
-	list = pickInstances(list, f.only, f.limit)
-	if len(list) == 0 {
-		return fmt.Errorf("no instances to run in %s", f.instances)
 	}
 	cfg := batch.Config{Instances: list, BadLines: bad, ReposDir: f.repos, OutDir: f.out, Workers: f.workers,
 		Timeout: f.timeout, LocalizeOnly: f.localizeOnly, KeepWork: f.keepWork, Progress: os.Stderr, TTY: isTerminal(os.Stderr)}

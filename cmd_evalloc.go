@@ -39,7 +39,7 @@ func runEvalLoc(ctx context.Context, args []string) error {
 	if *instances == "" || *repos == "" {
 		return usagef("--instances and --repos are required")
 	}
-	list, err := loadInstances(*instances, *only, *limit)
+	list, _, err := loadInstances(*instances, *only, *limit)
 	if err != nil {
 		return err
 	}
@@ -67,19 +67,21 @@ func runEvalLoc(ctx context.Context, args []string) error {
 	return enc.Encode(res)
 }
 
-func loadInstances(path, only string, limit int) ([]swebench.Instance, error) {
+// loadInstances reads an instances file, reports its malformed lines on
+// stderr (and returns them), and keeps the instances --only and --limit pick.
+func loadInstances(path, only string, limit int) ([]swebench.Instance, []swebench.LineError, error) {
 	list, bad, err := swebench.ReadInstancesFile(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, b := range bad {
 		fmt.Fprintf(os.Stderr, "%s: skipped %v\n", path, b)
 	}
 	list = pickInstances(list, only, limit)
 	if len(list) == 0 {
-		return nil, fmt.Errorf("no instances to run in %s", path)
+		return nil, nil, fmt.Errorf("no instances to run in %s", path)
 	}
-	return list, nil
+	return list, bad, nil
 }
 
 func predictionWriter(cfg *evalloc.Config, path string) (func(), error) {
