@@ -72,6 +72,27 @@ type Approver interface {
 	Approve(ctx context.Context, req *ApprovalRequest) (Reply, error)
 }
 
+// Ask puts req to ap, telling the engineer through bus: an Approval event
+// carries the request (the screen answers it there), and an ApprovalDone
+// event records the reply. agent names who asks; a nil bus tells nobody.
+func Ask(ctx context.Context, bus *Bus, agent string, ap Approver, req *ApprovalRequest) (Reply, error) {
+	emit := func(e Event) {
+		if bus != nil {
+			e.Agent = agent
+			bus.Emit(e)
+		}
+	}
+	emit(Event{Type: Approval, Approval: req})
+	rep, err := ap.Approve(ctx, req)
+	if err != nil {
+		return rep, err
+	}
+	done := *req
+	done.Reply = &rep
+	emit(Event{Type: ApprovalDone, Approval: &done})
+	return rep, nil
+}
+
 // Policy answers every request the same way, for headless runs.
 type Policy Decision
 

@@ -138,7 +138,7 @@ func (s *Shell) ask(ctx context.Context, cmd string) (string, *tool.Output, erro
 	if prefix != "" {
 		req.Options = []string{"always: " + prefix}
 	}
-	rep, err := s.approve(ctx, req)
+	rep, err := event.Ask(ctx, s.cfg.Bus, event.Resolver, s.cfg.Approver, req)
 	if err != nil {
 		return "", nil, fmt.Errorf("approve command: %w", err)
 	}
@@ -154,28 +154,6 @@ func (s *Shell) ask(ctx context.Context, cmd string) (string, *tool.Output, erro
 	}
 	o := refused("The engineer refused this command: " + reason)
 	return "", &o, nil
-}
-
-// approve tells the engineer, asks, and records the answer, as the
-// hypothesis_git tools do for revert_to and merge_solution: the Approval
-// event carries the request the screen answers.
-func (s *Shell) approve(ctx context.Context, req *event.ApprovalRequest) (event.Reply, error) {
-	s.emit(event.Event{Type: event.Approval, Approval: req})
-	rep, err := s.cfg.Approver.Approve(ctx, req)
-	if err != nil {
-		return rep, err
-	}
-	done := *req
-	done.Reply = &rep
-	s.emit(event.Event{Type: event.ApprovalDone, Approval: &done})
-	return rep, nil
-}
-
-func (s *Shell) emit(e event.Event) {
-	if s.cfg.Bus != nil {
-		e.Agent = event.Resolver
-		s.cfg.Bus.Emit(e)
-	}
 }
 
 // chosen handles an engineer's alternative: "always: prefix" allows the

@@ -27,14 +27,10 @@ func (r *Run) editLocations(ctx context.Context, st *state) error {
 	req := event.NewApproval("locations-1", EditLocationsAction, "ranked locations")
 	req.Summary = "The resolution agent will start from these locations, best first. Keep them, or edit the list (one per line: path:Qualified.name for a function, a path for a file)."
 	req.Options = append(append([]string{}, st.locs.Functions...), st.locs.Files...)
-	r.emit(event.Event{Type: event.Approval, Approval: req})
-	rep, err := r.approver().Approve(ctx, req)
+	rep, err := event.Ask(ctx, r.bus, event.Runtime, r.approver(), req)
 	if err != nil {
 		return fmt.Errorf("edit locations: %w", err)
 	}
-	done := *req
-	done.Reply = &rep
-	r.emit(event.Event{Type: event.ApprovalDone, Approval: &done})
 	if rep.Decision != event.Choose {
 		return nil
 	}
