@@ -66,10 +66,8 @@ func (w *Workspace) Resolve(p string) (abs, rel string, err error) {
 	if !ok {
 		return "", "", pathErr("%s climbs out of the workspace with ..; give a path inside the repository", p)
 	}
-	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
-		if part == ".git" {
-			return "", "", pathErr("%s is inside the repository's .git, which the run manages; use the hypothesis_git tools for version control", p)
-		}
+	if namesGitDir(rel) {
+		return "", "", pathErr("%s is inside the repository's .git, which the run manages; use the hypothesis_git tools for version control", p)
 	}
 	if err := w.checkLinks(p, abs); err != nil {
 		return "", "", err
