@@ -115,8 +115,5 @@ func interactiveRefusal(w []string) string {
 	case name == "cd" && len(w) == 1:
 		return "cd without a directory goes to the home directory, outside the workspace"
 	}
-	if name == "git" && gitSubcommand(w) == "rebase" {
-		return "git rebase is not run directly: " + useHypGit
-	}
 	return ""
 }
