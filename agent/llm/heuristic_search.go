@@ -3,6 +3,7 @@ package llm
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -184,7 +185,7 @@ func (st *hstate) entrySearch(e EntryPoint) (ToolCall, bool) {
 	}
 	a := index.FindCodeDefArgs{DefinitionName: e.Text}
 	if e.Kind == EntryTraceback {
-		if f, ok := st.frameFile(e.File); ok {
+		if f, _, ok := st.resolveFile(e.File); ok {
 			a.FilePath = f
 		}
 	}
@@ -264,12 +265,6 @@ func (st *hstate) unitAt(path string, line int) string {
 	return best
 }
 
-// frameFile resolves a traceback frame's file to an indexed path.
-func (st *hstate) frameFile(p string) (string, bool) {
-	path, _, ok := st.resolveFile(p)
-	return path, ok
-}
-
 // resolveFile finds the one indexed file a path written in the issue
 // means: the path as written, else its trailing segments, longest first
 // (an absolute path from the reporter's machine ends in a repository
@@ -342,7 +337,7 @@ func (st *hstate) addHits(r index.Result, strength float64, via string) {
 		if strength > su.entry {
 			su.entry, su.via = strength, via
 		}
-		if !contains(st.roots, id) {
+		if !slices.Contains(st.roots, id) {
 			st.roots = append(st.roots, id)
 		}
 	}
@@ -437,7 +432,7 @@ func (st *hstate) children(id string) []string {
 	}
 	var out []string
 	for _, e := range u.Children {
-		if !contains(out, e.ID) {
+		if !slices.Contains(out, e.ID) {
 			out = append(out, e.ID)
 		}
 	}
@@ -495,15 +490,6 @@ func isTestFile(id string) bool {
 	}
 	for _, seg := range strings.Split(path.Dir(p), "/") {
 		if seg == "test" || seg == "tests" || seg == "testing" {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
 			return true
 		}
 	}

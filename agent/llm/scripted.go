@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -145,9 +146,6 @@ func lastObservation(msgs []Message) string {
 			parts = append(parts, msgs[i].Content)
 		}
 	}
-	// Collected backwards; restore the order the tools answered in.
-	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
-		parts[i], parts[j] = parts[j], parts[i]
-	}
+	slices.Reverse(parts) // collected backwards; restore the order the tools answered in
 	return strings.Join(parts, "\n")
 }
