@@ -3,6 +3,7 @@ package index
 import (
 	"bytes"
 	"fmt"
+	"iter"
 	"regexp"
 	"sort"
 	"strings"
@@ -116,15 +117,7 @@ func definesIdent(t, key string) bool {
 	if !strings.ContainsAny(t, "=:") && !strings.Contains(t, "def") && !strings.Contains(t, "class") && !strings.Contains(t, "func") {
 		return false
 	}
-	for j := 0; j < len(t); {
-		if !isIdentStart(t[j]) {
-			j = skipNonIdent(t, j)
-			continue
-		}
-		k := j + 1
-		for k < len(t) && isIdentByte(t[k]) {
-			k++
-		}
+	for j, k := range identTokens(t) {
 		if normEqual(t[j:k], key) {
 			before := strings.TrimSpace(t[:j])
 			after := strings.TrimLeft(t[k:], " \t")
@@ -134,7 +127,6 @@ func definesIdent(t, key string) bool {
 				return true
 			}
 		}
-		j = k
 	}
 	return false
 }
@@ -166,6 +158,27 @@ func normEqual(tok, key string) bool {
 	return n == len(key)
 }
 
+// identTokens yields the start and end offsets of each identifier in t.
+// A number is skipped whole, so 0x1F holds no identifier.
+func identTokens(t string) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		for j := 0; j < len(t); {
+			if !isIdentStart(t[j]) {
+				j = skipNonIdent(t, j)
+				continue
+			}
+			k := j + 1
+			for k < len(t) && isIdentByte(t[k]) {
+				k++
+			}
+			if !yield(j, k) {
+				return
+			}
+			j = k
+		}
+	}
+}
+
 // skipNonIdent moves past one non-identifier byte, or a whole number.
 func skipNonIdent(t string, j int) int {
 	if isIdentByte(t[j]) {
@@ -188,20 +201,11 @@ func (s *Searcher) variantForms(ps []posting, key string, partial bool) string {
 			break
 		}
 		t := s.lineText(p.file, int(p.line))
-		for j := 0; j < len(t); {
-			if !isIdentStart(t[j]) {
-				j = skipNonIdent(t, j)
-				continue
-			}
-			k := j + 1
-			for k < len(t) && isIdentByte(t[k]) {
-				k++
-			}
+		for j, k := range identTokens(t) {
 			buf = normIdent([]byte(t[j:k]), buf)
 			if string(buf) == key || partial && strings.Contains(string(buf), key) {
 				counts[t[j:k]]++
 			}
-			j = k
 		}
 	}
 	forms := make([]string, 0, len(counts))

@@ -111,17 +111,8 @@ func (s *Searcher) baseClasses(u *Unit) []int32 {
 // identifiers are the identifier tokens of an expression.
 func identifiers(expr string) []string {
 	var out []string
-	for i := 0; i < len(expr); {
-		if !isIdentStart(expr[i]) {
-			i = skipNonIdent(expr, i)
-			continue
-		}
-		j := i + 1
-		for j < len(expr) && isIdentByte(expr[j]) {
-			j++
-		}
+	for i, j := range identTokens(expr) {
 		out = append(out, expr[i:j])
-		i = j
 	}
 	return out
 }
