@@ -54,7 +54,7 @@ func (s *Searcher) methodsOn(classes []int32, method string, sc scope) ([]int32,
 	for _, c := range classes {
 		cu := s.units[c]
 		if k, ok := s.unitIdx[cu.Path+":"+cu.QualName+"."+method]; ok {
-			if fi := s.unitFile[k]; fi >= 0 && sc.has(fi, s.units[k].Path) {
+			if s.unitInScope(k, sc) {
 				found = append(found, k)
 				on = append(on, cu.QualName)
 			}

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -83,23 +84,24 @@ func (s *Searcher) keyInScope(sc scope) func(int32) bool {
 		return nil
 	}
 	return func(k int32) bool {
-		for _, u := range s.names.units[k] {
-			if fi := s.unitFile[u]; fi >= 0 && sc.has(fi, s.units[u].Path) {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(s.names.units[k], func(u int32) bool { return s.unitInScope(u, sc) })
 	}
 }
 
 func (s *Searcher) inScope(units []int32, sc scope) []int32 {
 	out := make([]int32, 0, len(units))
 	for _, u := range units {
-		if fi := s.unitFile[u]; fi >= 0 && sc.has(fi, s.units[u].Path) {
+		if s.unitInScope(u, sc) {
 			out = append(out, u)
 		}
 	}
 	return out
+}
+
+// unitInScope tells whether unit u is in an indexed file inside the scope.
+func (s *Searcher) unitInScope(u int32, sc scope) bool {
+	fi := s.unitFile[u]
+	return fi >= 0 && sc.has(fi, s.units[u].Path)
 }
 
 // rankUnits orders units that match equally well: code before tests,
