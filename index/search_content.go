@@ -304,12 +304,7 @@ func (s *Searcher) snippetLines(sn snippet, re *regexp.Regexp, sc scope, keep fu
 			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].file != out[j].file {
-			return out[i].file < out[j].file
-		}
-		return out[i].line < out[j].line
-	})
+	sortPostings(out)
 	return out
 }
 

@@ -1,7 +1,9 @@
 package index
 
 import (
+	"cmp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -156,17 +158,13 @@ func mergePostings(lists [][]posting) []posting {
 	for _, l := range lists {
 		all = append(all, l...)
 	}
-	sort.Slice(all, func(i, j int) bool {
-		if all[i].file != all[j].file {
-			return all[i].file < all[j].file
-		}
-		return all[i].line < all[j].line
+	sortPostings(all)
+	return slices.Compact(all)
+}
+
+// sortPostings puts postings in file and line order.
+func sortPostings(ps []posting) {
+	slices.SortFunc(ps, func(a, b posting) int {
+		return cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.line, b.line))
 	})
-	out := all[:0]
-	for i, p := range all {
-		if i == 0 || p != all[i-1] {
-			out = append(out, p)
-		}
-	}
-	return out
 }
