@@ -145,7 +145,7 @@ func (s *Searcher) showSpan(tool string, fi int32, lo, hi int) Result {
 		if u := s.owner[fi][l]; u >= 0 && !seen[u] {
 			seen[u] = true
 			uu := s.units[u]
-			hits = append(hits, Hit{UnitID: uu.ID, Path: uu.Path, Kind: uu.Kind, Start: uu.Start, End: uu.End, Children: childIDs(uu)})
+			hits = append(hits, s.unitHit(uu, 0, ""))
 			units = append(units, fmt.Sprintf("%s [%s, %d-%d]", uu.ID, uu.Kind, uu.Start, uu.End))
 		}
 	}

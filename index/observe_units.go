@@ -62,7 +62,7 @@ func (s *Searcher) enumerateUnits(tool string, fi int32) Result {
 			break
 		}
 		b.WriteString(line)
-		hits = append(hits, Hit{UnitID: u.ID, Path: u.Path, Kind: u.Kind, Start: u.Start, End: u.End, Children: childIDs(u)})
+		hits = append(hits, s.unitHit(u, 0, ""))
 	}
 	if len(f.Units) == 0 {
 		b.WriteString("  (no units: the file is empty)\n")
