@@ -288,12 +288,18 @@ func renderUnitHit(n int, h Hit, showScore bool) string {
 	}
 	b.WriteString("]\n")
 	b.WriteString(renderChildren(h.Children))
-	for _, l := range strings.Split(strings.TrimRight(h.Preview, "\n"), "\n") {
+	writePreview(&b, h.Preview)
+	return b.String()
+}
+
+// writePreview writes a hit's preview under its result line, indented,
+// without blank lines.
+func writePreview(b *strings.Builder, preview string) {
+	for _, l := range strings.Split(strings.TrimRight(preview, "\n"), "\n") {
 		if l != "" {
 			b.WriteString("   " + l + "\n")
 		}
 	}
-	return b.String()
 }
 
 // page assembles an observation from a header, result blocks and a footer

@@ -112,11 +112,7 @@ func renderContentHit(n int, h Hit) string {
 		fmt.Fprintf(&b, "%d. %s  [%s, lines %d-%d, %s]\n", n, h.UnitID, h.Kind, h.Start, h.End, plural(len(h.Lines), "matching line", "matching lines"))
 		b.WriteString(renderChildren(h.Children))
 	}
-	for _, l := range strings.Split(strings.TrimRight(h.Preview, "\n"), "\n") {
-		if l != "" {
-			b.WriteString("   " + l + "\n")
-		}
-	}
+	writePreview(&b, h.Preview)
 	return b.String()
 }
 
