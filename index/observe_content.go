@@ -95,9 +95,11 @@ func (s *Searcher) groupHit(g *lineGroup) Hit {
 			Preview: s.numbered(g.file, nil, g.lines, PreviewLines)}
 	}
 	u := s.units[g.unit]
-	preview := s.renderLines(u, g.lines)
+	var preview string
 	if u.Kind == KindChunk {
 		preview = s.numbered(g.file, nil, g.lines, PreviewLines)
+	} else {
+		preview = s.renderLines(u, g.lines)
 	}
 	h := s.unitHit(u, 0, preview)
 	h.Lines = g.lines
