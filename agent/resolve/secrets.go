@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -9,11 +10,17 @@ import (
 // output is stored in events, the transcript and the log.
 var secretNames = []string{"API_KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "PRIVATE_KEY", "ACCESS_KEY"}
 
-// CommandEnv returns env without secrets and with what makes programs
-// behave without a terminal: no pagers, no prompts, no colour, no .pyc
-// files littering the patch.
+// commandSettings make programs behave without a terminal: no pagers, no
+// prompts, no colour, no .pyc files littering the patch.
+var commandSettings = []string{
+	"PAGER=cat", "GIT_PAGER=cat", "MANPAGER=cat", "GIT_TERMINAL_PROMPT=0", "GIT_EDITOR=true",
+	"EDITOR=true", "VISUAL=true", "TERM=dumb", "NO_COLOR=1", "PYTHONDONTWRITEBYTECODE=1",
+	"PYTHONUNBUFFERED=1", "CI=1",
+}
+
+// CommandEnv returns env without secrets and with commandSettings.
 func CommandEnv(env []string) []string {
-	out := make([]string, 0, len(env)+8)
+	out := make([]string, 0, len(env)+len(commandSettings))
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
 		if isSecretName(name) || overridden(name) {
@@ -21,10 +28,7 @@ func CommandEnv(env []string) []string {
 		}
 		out = append(out, kv)
 	}
-	return append(out,
-		"PAGER=cat", "GIT_PAGER=cat", "MANPAGER=cat", "GIT_TERMINAL_PROMPT=0", "GIT_EDITOR=true",
-		"EDITOR=true", "VISUAL=true", "TERM=dumb", "NO_COLOR=1", "PYTHONDONTWRITEBYTECODE=1",
-		"PYTHONUNBUFFERED=1", "CI=1")
+	return append(out, commandSettings...)
 }
 
 func isSecretName(name string) bool {
@@ -37,15 +41,14 @@ func isSecretName(name string) bool {
 	return false
 }
 
+// overridden names the variables CommandEnv drops from the caller's
+// environment: git's repository pointers, and those commandSettings sets.
 func overridden(name string) bool {
 	switch name {
 	case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_NAMESPACE":
 		return true // git in a command must see the workspace, not a repository the caller pointed at
-	case "PAGER", "GIT_PAGER", "MANPAGER", "GIT_TERMINAL_PROMPT", "GIT_EDITOR", "EDITOR", "VISUAL", "TERM",
-		"NO_COLOR", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "CI":
-		return true
 	}
-	return false
+	return slices.ContainsFunc(commandSettings, func(kv string) bool { return strings.HasPrefix(kv, name+"=") })
 }
 
 // SecretValues returns the values of secret variables in env that are long
