@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/swe-adept/swe-adept/agent/tool"
 )
@@ -165,7 +166,7 @@ func readText(abs, rel string) (string, *tool.Output, error) {
 
 func isBinary(b []byte) bool {
 	head := b[:min(len(b), 8000)]
-	return slices.Contains(head, 0) || !utf8Valid(b)
+	return slices.Contains(head, 0) || !utf8.Valid(b)
 }
 
 func (e *Editor) write(abs, rel string, before, after string) error {

@@ -7,12 +7,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/swe-adept/swe-adept/agent/tool"
 )
-
-func utf8Valid(b []byte) bool { return utf8.Valid(b) }
 
 // lines splits text into lines without their newlines; a final newline
 // does not make an extra empty line.
@@ -196,7 +193,7 @@ func nearMiss(text, old string) string {
 	first := ""
 	for _, l := range lines(old) {
 		if strings.TrimSpace(l) != "" {
-			first = strings.TrimSpace(l)
+			first = strings.Join(strings.Fields(l), " ")
 			break
 		}
 	}
@@ -205,7 +202,7 @@ func nearMiss(text, old string) string {
 	}
 	var at []int
 	for i, l := range lines(text) {
-		if strings.Join(strings.Fields(l), " ") == strings.Join(strings.Fields(first), " ") {
+		if strings.Join(strings.Fields(l), " ") == first {
 			at = append(at, i+1)
 		}
 	}
