@@ -62,9 +62,7 @@ func (c *fileCache) shardPath(k int) string {
 type cacheEntry struct {
 	key  fileKey
 	lang string
-	enc  []byte // the file's record in the loaded cache
-	all  string // the loaded cache's body, of which enc starts at pos
-	pos  int
+	rec  section // the file's record in the loaded cache
 }
 
 func openCache(root string, opts Options) *fileCache {
@@ -159,7 +157,7 @@ func (c *fileCache) lookup(rel, lang string, key fileKey) (*rawFile, []byte) {
 	if e.key != key {
 		return raw, nil // touched but unchanged: the record needs the new key
 	}
-	return raw, e.enc
+	return raw, e.rec.buf
 }
 
 // kind names how much of the cache this run used.

@@ -110,7 +110,7 @@ func (e *encoder) encodeFile(f *rawFile, k fileKey) {
 	}
 	// The calls come last, as one section that loading can skip.
 	if f.calls != nil {
-		e.bytes(f.calls.enc)
+		e.bytes(f.calls.buf)
 		return
 	}
 	var c encoder
@@ -208,6 +208,28 @@ func (d *decoder) str() string {
 	return s
 }
 
+// section is a length-prefixed part of a loaded file kept encoded until
+// it is needed: its bytes, and where they start in the file's body, whose
+// string the decoded strings slice.
+type section struct {
+	buf []byte
+	all string
+	pos int
+}
+
+func (s *section) decoder() *decoder { return &decoder{buf: s.buf, all: s.all, pos: s.pos} }
+
+// section reads a length and takes the bytes it covers undecoded.
+func (d *decoder) section() section {
+	n := d.count()
+	if d.err != nil {
+		return section{}
+	}
+	s := section{buf: d.buf[:n], all: d.all, pos: d.pos}
+	d.buf, d.pos = d.buf[n:], d.pos+n
+	return s
+}
+
 func (d *decoder) fail() {
 	if d.err == nil {
 		d.err = errCorrupt
@@ -243,23 +265,17 @@ func decodeCache(data []byte, maxSize int64) (map[string]cacheEntry, error) {
 	n := d.count()
 	entries := make(map[string]cacheEntry, n)
 	for i := 0; i < n && d.err == nil; i++ {
-		size := d.count()
+		e := cacheEntry{rec: d.section()}
 		if d.err != nil {
 			break
 		}
-		e := cacheEntry{enc: d.buf[:size], all: d.all, pos: d.pos}
-		h := e.decoder()
-		path, lang := h.str(), h.str()
-		h.uint()
-		h.int()
-		h.uint()
-		h.str()
-		e.lang, e.key = lang, fileKey{size: h.int(), mtime: h.int(), hash: uint32(h.uint())}
+		h := e.rec.decoder()
+		f, key := h.decodeHeader()
 		if h.err != nil {
 			return nil, h.err
 		}
-		entries[path] = e
-		d.buf, d.pos = d.buf[size:], d.pos+size
+		e.lang, e.key = f.Lang, key
+		entries[f.Path] = e
 	}
 	if d.err == nil && len(d.buf) != 0 {
 		d.fail()
@@ -270,13 +286,10 @@ func decodeCache(data []byte, maxSize int64) (map[string]cacheEntry, error) {
 	return entries, nil
 }
 
-// decoder reads the entry's record.
-func (e *cacheEntry) decoder() *decoder { return &decoder{buf: e.enc, all: e.all, pos: e.pos} }
-
 // decode reads the entry's whole extraction; decodeCache only read the
 // header, so that the workers decode their files in parallel.
 func (e *cacheEntry) decode() (*rawFile, error) {
-	d := e.decoder()
+	d := e.rec.decoder()
 	f, _ := d.decodeFile()
 	if d.err == nil && len(d.buf) != 0 {
 		d.fail()
@@ -284,9 +297,16 @@ func (e *cacheEntry) decode() (*rawFile, error) {
 	return f, d.err
 }
 
+// decodeHeader reads a record's file fields and key, which come before its
+// units.
+func (d *decoder) decodeHeader() (rawFile, fileKey) {
+	f := rawFile{Path: d.str(), Lang: d.str(), Lines: int(d.uint()), Size: d.int(), Flags: uint8(d.uint()), Pkg: d.str()}
+	return f, fileKey{size: d.int(), mtime: d.int(), hash: uint32(d.uint())}
+}
+
 func (d *decoder) decodeFile() (*rawFile, fileKey) {
-	f := &rawFile{Path: d.str(), Lang: d.str(), Lines: int(d.uint()), Size: d.int(), Flags: uint8(d.uint()), Pkg: d.str()}
-	k := fileKey{size: d.int(), mtime: d.int(), hash: uint32(d.uint())}
+	hdr, k := d.decodeHeader()
+	f := &hdr
 	f.Units = make([]rawUnit, d.count())
 	for i := range f.Units {
 		d.decodeUnit(&f.Units[i], i)
@@ -297,9 +317,8 @@ func (d *decoder) decodeFile() (*rawFile, fileKey) {
 			f.Imports[i] = rawImport{Module: d.str(), Level: int(d.uint()), Name: d.str(), Alias: d.str(), Line: int(d.uint())}
 		}
 	}
-	if n := d.count(); d.err == nil {
-		f.calls = &callSection{enc: d.buf[:n], all: d.all, pos: d.pos}
-		d.buf, d.pos = d.buf[n:], d.pos+n
+	if calls := d.section(); d.err == nil {
+		f.calls = &calls
 	}
 	return f, k
 }

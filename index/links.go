@@ -50,9 +50,7 @@ type linkFile struct {
 	iface      uint64
 	counts     callCounts
 	deps       []int32 // files its resolution read, see fileMemo
-	units      []byte  // encoded per-unit links, decoded only when reused
-	all        string  // the shard's body as one string; decoded strings slice it
-	unitsPos   int     // units' offset in all
+	units      section // encoded per-unit links, decoded only when reused
 }
 
 // linkSet is every shard's files, in path order, and the shards' stamps.
@@ -158,7 +156,7 @@ func encodeLinks(w io.Writer, in linkInputs, stamp uint64, r *resolver, files []
 		e.uint(uint64(r.counts[i].unresolved))
 		if keep != nil && keep[i] {
 			e.deps(prev.files[i].deps)
-			e.bytes(prev.files[i].units)
+			e.bytes(prev.files[i].units.buf)
 		} else {
 			e.deps(r.deps[i])
 			unit.buf = unit.buf[:0]
@@ -243,18 +241,12 @@ func decodeLinks(data []byte, in linkInputs) ([]linkFile, uint64, error) {
 	files := make([]linkFile, n)
 	for i := 0; i < n && d.err == nil; i++ {
 		lf := &files[i]
-		lf.all = d.all
 		lf.path, lf.lang = d.str(), d.str()
 		lf.key.size, lf.key.hash = d.int(), uint32(d.uint())
 		lf.iface = d.uint()
 		lf.counts.resolved, lf.counts.unresolved = int(d.uint()), int(d.uint())
 		lf.deps = d.deps()
-		n := d.count()
-		lf.unitsPos = d.pos
-		if d.err == nil {
-			lf.units = d.buf[:n]
-			d.buf, d.pos = d.buf[n:], d.pos+n
-		}
+		lf.units = d.section()
 	}
 	if d.err == nil && len(d.buf) != 0 {
 		d.fail()
@@ -301,7 +293,7 @@ func decodeManifest(data []byte) (stamps [cacheShards]uint64, err error) {
 // apply gives file f's units their stored links, after the contains edges
 // the resolver already made. It reports false if the entry does not fit.
 func (ls *linkSet) apply(r *resolver, f int, lf *linkFile) bool {
-	d := &decoder{buf: lf.units, all: lf.all, pos: lf.unitsPos}
+	d := lf.units.decoder()
 	lo, hi := r.fileUnits(f)
 	for g := lo; g < hi && d.err == nil; g++ {
 		u := r.units[g]

@@ -16,15 +16,7 @@ type rawFile struct {
 	Imports []rawImport
 	// calls, when set, holds the units' calls still encoded: a file loaded
 	// from the cache decodes them only if its calls are resolved again.
-	calls *callSection
-}
-
-// callSection is the encoded calls of a file's units, a slice of the
-// loaded cache (see cacheEntry).
-type callSection struct {
-	enc []byte
-	all string
-	pos int
+	calls *section
 }
 
 // loadCalls decodes the units' calls if they are still encoded. The cache
@@ -34,7 +26,7 @@ func (f *rawFile) loadCalls() {
 	if f.calls == nil {
 		return
 	}
-	d := &decoder{buf: f.calls.enc, all: f.calls.all, pos: f.calls.pos}
+	d := f.calls.decoder()
 	for i := range f.Units {
 		d.decodeCalls(&f.Units[i])
 	}
