@@ -18,12 +18,16 @@ import (
 // makes much short-lived garbage and its peak memory matters more.
 var gcHold struct {
 	sync.Mutex
-	holders             int
-	budget              int64
-	oldPercent          int
-	oldLimit            int64
-	userTuned, resolved bool
+	holders    int
+	budget     int64
+	oldPercent int
+	oldLimit   int64
 }
+
+// userTunedGC is whether the user set GOGC or GOMEMLIMIT, read once.
+var userTunedGC = sync.OnceValue(func() bool {
+	return os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != ""
+})
 
 // loadBudget is the heap a build may grow to before collecting: a margin
 // over four times the bytes it loads, which is about what they become.
@@ -32,16 +36,12 @@ func loadBudget(loaded int64) int64 { return 64<<20 + 4*loaded }
 // holdGC holds the collector off for a build that loads about loaded
 // bytes; release undoes it. A GOGC or GOMEMLIMIT set by the user wins.
 func holdGC(loaded int64) (release func()) {
+	if userTunedGC() {
+		return func() {}
+	}
 	g := &gcHold
 	g.Lock()
 	defer g.Unlock()
-	if !g.resolved {
-		g.userTuned = os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != ""
-		g.resolved = true
-	}
-	if g.userTuned {
-		return func() {}
-	}
 	budget := loadBudget(loaded)
 	if g.holders == 0 {
 		// The budget is on top of what the process already holds.
