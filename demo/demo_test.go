@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -120,7 +121,7 @@ func TestScriptsUseRealToolNames(t *testing.T) {
 				t.Errorf("%s: arguments: %v", c.Name, err)
 			}
 			for k := range args {
-				if !contains(allowed, k) {
+				if !slices.Contains(allowed, k) {
 					t.Errorf("%s has no parameter %q", c.Name, k)
 				}
 			}
@@ -131,13 +132,4 @@ func TestScriptsUseRealToolNames(t *testing.T) {
 			t.Errorf("the demo never calls %s", must)
 		}
 	}
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if x == y {
-			return true
-		}
-	}
-	return false
 }
