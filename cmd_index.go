@@ -50,7 +50,7 @@ func indexMain(ctx context.Context, args []string, stdout io.Writer, stderr *os.
 	opts := index.Options{NoCache: *noCache, Logger: slog.Default()}
 	var prog *progressLine
 	if isTerminal(stderr) {
-		prog = &progressLine{w: stderr}
+		prog = &progressLine{w: stderr, label: "indexing"}
 		opts.Progress = prog.update
 	}
 	ix, err := index.Build(ctx, *repo, opts)
@@ -96,6 +96,7 @@ func isTerminal(f *os.File) bool {
 // progressLine redraws one "\r" line, at most ten times a second.
 type progressLine struct {
 	w     io.Writer
+	label string // what is counted: "indexing"
 	last  time.Time
 	drawn bool
 }
@@ -106,7 +107,7 @@ func (p *progressLine) update(done, total int) {
 	}
 	p.last = time.Now()
 	p.drawn = true
-	fmt.Fprintf(p.w, "\rindexing: %d/%d files", done, total)
+	fmt.Fprintf(p.w, "\r%s: %d/%d files", p.label, done, total)
 }
 
 func (p *progressLine) clear() {

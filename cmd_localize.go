@@ -120,21 +120,13 @@ func readIssue(name string, stdin io.Reader) (string, error) {
 func buildIndexWithProgress(ctx context.Context, repo string, w *os.File) (*index.Index, error) {
 	start := time.Now()
 	opts := index.Options{Logger: slog.Default()}
-	tty := false
-	if st, err := w.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-		tty = true
-	}
-	last := time.Time{}
-	opts.Progress = func(done, total int) {
-		if tty && (time.Since(last) > 100*time.Millisecond || done == total) {
-			last = time.Now()
-			fmt.Fprintf(w, "\rindexing %s: %d/%d files", repo, done, total)
-		}
+	var prog *progressLine
+	if isTerminal(w) {
+		prog = &progressLine{w: w, label: "indexing " + repo}
+		opts.Progress = prog.update
 	}
 	ix, err := index.Build(ctx, repo, opts)
-	if tty {
-		fmt.Fprint(w, "\r\033[K")
-	}
+	prog.clear()
 	if err != nil {
 		return nil, err
 	}
