@@ -77,11 +77,17 @@ func withHeaderPath(d fileDiff) fileDiff {
 	return d
 }
 
+// leftOut reports a section the final patch leaves out: a scratch file the
+// agent added and did not keep.
+func leftOut(d fileDiff, keep []string) bool {
+	return d.Added && resolve.IsScratch(d.Path) && !slices.Contains(keep, d.Path)
+}
+
 // scratchOf lists the files a patch adds that are scratch work and not kept.
 func scratchOf(patch string, keep []string) []string {
 	var out []string
 	for _, d := range splitPatch(patch) {
-		if d.Added && resolve.IsScratch(d.Path) && !slices.Contains(keep, d.Path) {
+		if leftOut(d, keep) {
 			out = append(out, d.Path)
 		}
 	}
@@ -96,7 +102,7 @@ func finalPatch(patch, extra string, keep []string) (string, []string) {
 	var dropped []string
 	have := map[string]bool{}
 	for _, d := range splitPatch(patch) {
-		if d.Added && resolve.IsScratch(d.Path) && !slices.Contains(keep, d.Path) {
+		if leftOut(d, keep) {
 			dropped = append(dropped, d.Path)
 			continue
 		}
