@@ -265,8 +265,6 @@ func status(st *state, err error) string {
 		return string(tool.Cancelled)
 	case st.out.Status != "":
 		return string(st.out.Status)
-	case err != nil:
-		return "failed"
 	}
 	return "failed"
 }
