@@ -9,7 +9,7 @@ import (
 // BenchmarkReplayDemo folds a recorded demo run (215 events) into the
 // model and draws the screen after each event, as the program does.
 func BenchmarkReplayDemo(b *testing.B) {
-	evs := loadEventsB(b, "demo.jsonl")
+	evs := loadEvents(b, "demo.jsonl")
 	b.ReportAllocs()
 	for b.Loop() {
 		m := testModel(160, 48, Options{Replay: true})
@@ -23,7 +23,7 @@ func BenchmarkReplayDemo(b *testing.B) {
 // BenchmarkView draws the final screen of the recorded demo.
 func BenchmarkView(b *testing.B) {
 	m := testModel(160, 48, Options{Replay: true})
-	feed(m, loadEventsB(b, "demo.jsonl")...)
+	feed(m, loadEvents(b, "demo.jsonl")...)
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = m.View()
@@ -34,7 +34,7 @@ func BenchmarkView(b *testing.B) {
 // and diff included: the program draws it on every frame while it waits.
 func BenchmarkMergeDialogView(b *testing.B) {
 	var req *event.ApprovalRequest
-	for _, e := range loadEventsB(b, "demo.jsonl") {
+	for _, e := range loadEvents(b, "demo.jsonl") {
 		if e.Type == event.Approval && e.Approval.Action == "merge_solution" {
 			req = e.Approval
 		}

@@ -16,13 +16,10 @@ import (
 	"github.com/swe-adept/swe-adept/demo"
 )
 
-// TestDemoRun plays the whole demo (real index, search, git and tests;
-// scripted model choices) through the model with approvals on auto, and
-// reads the final screen as the engineer would.
-func TestDemoRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the whole demo")
-	}
+// startDemo sets up the demo repository and starts its scripted run with
+// approvals as approve says.
+func startDemo(t *testing.T, approve string) *run.Run {
+	t.Helper()
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "shop")
 	if err := demo.Setup(ctx, dir); err != nil {
@@ -32,11 +29,22 @@ func TestDemoRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := run.Start(ctx, run.Options{Repo: dir, Issue: demo.Issue(), Approve: "auto",
+	r, err := run.Start(ctx, run.Options{Repo: dir, Issue: demo.Issue(), Approve: approve,
 		LocalizeModel: llm.NewScripted(loc), ResolveModel: llm.NewScripted(res)})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return r
+}
+
+// TestDemoRun plays the whole demo (real index, search, git and tests;
+// scripted model choices) through the model with approvals on auto, and
+// reads the final screen as the engineer would.
+func TestDemoRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the whole demo")
+	}
+	r := startDemo(t, "auto")
 	m := testModel(160, 48, Options{Gate: r.Gate(), Cancel: r.Cancel})
 	for e := range r.Events() {
 		m.Update(eventMsg{e})
@@ -72,20 +80,7 @@ func TestDemoProgram(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the whole demo")
 	}
-	ctx := context.Background()
-	dir := filepath.Join(t.TempDir(), "shop")
-	if err := demo.Setup(ctx, dir); err != nil {
-		t.Fatal(err)
-	}
-	loc, res, err := demo.Scripts()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := run.Start(ctx, run.Options{Repo: dir, Issue: demo.Issue(), Approve: "ask",
-		LocalizeModel: llm.NewScripted(loc), ResolveModel: llm.NewScripted(res)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := startDemo(t, "ask")
 	defer r.Cancel()
 	m := New(Options{Events: r.Events(), Gate: r.Gate(), Cancel: r.Cancel, NoColor: true, Title: "demo"})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(160, 48))

@@ -28,10 +28,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// loadEvents reads a hand-written run from testdata.
-func loadEvents(t *testing.T, name string) []event.Event { return loadEventsB(t, name) }
-
-func loadEventsB(t testing.TB, name string) []event.Event {
+// loadEvents reads a run from testdata.
+func loadEvents(t testing.TB, name string) []event.Event {
 	t.Helper()
 	f, err := os.Open(filepath.Join("testdata", name))
 	if err != nil {
