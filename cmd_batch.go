@@ -108,11 +108,7 @@ func batchRunner(f batchFlags) (batch.Runner, error) {
 		if a.ScriptResolve != "" {
 			return nil, usagef("--script-resolve has no use with --localize-only")
 		}
-		model := a.LocalizeModel
-		if model == "" {
-			model = a.Model
-		}
-		return batch.LocalizeRunner{Model: model, Script: a.ScriptLocalize, MaxIterations: a.LocalizeMaxIterations,
+		return batch.LocalizeRunner{Model: nonEmptyStr(a.LocalizeModel, a.Model), Script: a.ScriptLocalize, MaxIterations: a.LocalizeMaxIterations,
 			MaxCost: a.MaxCost, MaxTokens: a.MaxTokens}, nil
 	}
 	if err := a.Check(); err != nil {

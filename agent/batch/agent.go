@@ -75,10 +75,7 @@ func (a AgentRunner) Run(ctx context.Context, job Job) (Result, error) {
 			return Result{Status: StatusSetup}, err
 		}
 	} else {
-		name := a.LocalizeModel
-		if name == "" {
-			name = a.Model
-		}
+		name := nonEmpty(a.LocalizeModel, a.Model)
 		opts.Localizer = func(ix *index.Index) (llm.Model, string, error) {
 			return localize.ChooseModel(localize.ModelChoice{Model: name, Index: ix, Getenv: a.Getenv})
 		}
