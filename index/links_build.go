@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"sync/atomic"
 )
 
@@ -149,26 +148,15 @@ func linkFiles(rootBase, goModule string, res *extractResult, workers int, keep 
 	return r
 }
 
-// applyLinks gives the kept files their stored links, each worker taking
-// a contiguous share of the files, since each file writes only its own
-// units.
+// applyLinks gives the kept files their stored links, on the resolver's
+// workers, since each file writes only its own units.
 func applyLinks(r *resolver, prev *linkSet, keep []bool) bool {
-	workers := max(r.workers, 1)
 	var failed atomic.Bool
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		lo, hi := w*len(keep)/workers, (w+1)*len(keep)/workers
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := lo; i < hi && !failed.Load(); i++ {
-				if keep[i] && !prev.apply(r, i, &prev.files[i]) {
-					failed.Store(true)
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	r.eachFileWhere(func(f int) bool { return keep[f] }, func(f int) {
+		if !failed.Load() && !prev.apply(r, f, &prev.files[f]) {
+			failed.Store(true)
+		}
+	})
 	return !failed.Load()
 }
 

@@ -204,13 +204,18 @@ func (r *resolver) resolvedCall(u int32, c *rawCall) {
 // eachFile runs fn over the files of one language on the resolver's
 // workers. fn may write only to the units of its own file.
 func (r *resolver) eachFile(lang string, fn func(f int)) {
+	r.eachFileWhere(func(f int) bool { return r.files[f].Lang == lang }, fn)
+}
+
+// eachFileWhere is eachFile over the files that want picks.
+func (r *resolver) eachFileWhere(want func(f int) bool, fn func(f int)) {
 	workers := r.workers
 	if workers < 1 {
 		workers = runtime.NumCPU()
 	}
 	next := make(chan int, len(r.files))
-	for i, f := range r.files {
-		if f.Lang == lang {
+	for i := range r.files {
+		if want(i) {
 			next <- i
 		}
 	}
