@@ -1,7 +1,6 @@
 package swebench
 
 import (
-	"sort"
 	"strconv"
 	"strings"
 
@@ -161,18 +160,5 @@ func Normalize(ix *index.Index, preds []string) []string {
 			out = append(out, id)
 		}
 	}
-	return out
-}
-
-func sortedSet(s []string) []string {
-	m := map[string]bool{}
-	for _, x := range s {
-		m[x] = true
-	}
-	out := make([]string, 0, len(m))
-	for x := range m {
-		out = append(out, x)
-	}
-	sort.Strings(out)
 	return out
 }

@@ -13,7 +13,7 @@ func AllIn(gold, preds []string, k int) bool {
 		}
 		top[p] = true
 	}
-	for _, g := range sortedSet(gold) {
+	for _, g := range gold {
 		if !top[g] {
 			return false
 		}
