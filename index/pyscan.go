@@ -72,9 +72,10 @@ typedef struct chunk {
 	_Alignas(16) char data[];
 } chunk;
 
+// The hooks abort when the arena cannot grow, as tree-sitter's own
+// allocator does when malloc fails.
 typedef struct {
 	chunk *head; // the chunk allocations come from; older ones follow
-	int oom;
 } arena;
 
 static __thread arena *active;
@@ -104,10 +105,7 @@ static void *arena_alloc(arena *a, size_t n) {
 		size_t cap = c ? 2 * c->cap : ARENA_CHUNK;
 		if (cap < need) cap = need;
 		chunk *nc = chunk_new(cap);
-		if (!nc) {
-			a->oom = 1;
-			return NULL;
-		}
+		if (!nc) return NULL;
 		nc->next = c;
 		a->head = c = nc;
 	}
@@ -195,7 +193,6 @@ static void arena_rewind(arena *a) {
 		keep->last = (size_t)-1;
 	}
 	a->head = keep;
-	a->oom = 0;
 }
 
 static void arena_free(arena *a) {
