@@ -148,15 +148,14 @@ func (m *Model) handleClosed() tea.Cmd {
 // quit cancels the run and waits for its Done event (the run restores the
 // engineer's repository) or the grace period, whichever comes first.
 func (m *Model) quit() tea.Cmd {
-	if m.quitting || m.run.done != nil || m.run.closed || m.opts.Cancel == nil {
-		m.quitting = true
-		if m.opts.Cancel != nil {
-			m.opts.Cancel()
-		}
+	wait := !m.quitting && m.run.done == nil && !m.run.closed && m.opts.Cancel != nil
+	m.quitting = true
+	if m.opts.Cancel != nil {
+		m.opts.Cancel()
+	}
+	if !wait {
 		return tea.Quit
 	}
-	m.quitting = true
-	m.opts.Cancel()
 	return tea.Tick(m.opts.Grace, func(time.Time) tea.Msg { return graceOver{} })
 }
 
