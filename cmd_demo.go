@@ -154,16 +154,7 @@ func startDemo(ctx context.Context, f demoFlags, dir string) (*run.Run, error) {
 
 // demoScreen shows the run in the workbench, then says where to look.
 func demoScreen(ctx context.Context, r *run.Run, notices []string, dir string, stderr io.Writer) error {
-	events := r.Events()
-	err := tui.Run(ctx, tui.Options{Events: events, Gate: r.Gate(), Cancel: r.Cancel, Title: "swe-adept demo", Notices: notices, ScriptedNote: demoScripted})
-	if err != nil {
-		r.Cancel()
-	}
-	go func() { // the screen is gone; keep the run from blocking on its events
-		for range events {
-		}
-	}()
-	sum, werr := r.Wait()
+	sum, err, werr := showRun(ctx, r, tui.Options{Title: "swe-adept demo", Notices: notices, ScriptedNote: demoScripted})
 	fmt.Fprintf(stderr, "demo run %s: %s%s\nthe sample repository is at %s\n", sum.ID, sum.Status, patchNote(sum), dir)
 	if sum.Status == "cancelled" && ctx.Err() == nil {
 		return err // the engineer quit: not a failure of the demo

@@ -208,21 +208,30 @@ func nonEmptyStr(a, b string) string {
 // runScreen draws the run in the workbench until it ends or the engineer
 // quits (which cancels it), then reports where the patch is.
 func runScreen(ctx context.Context, r *run.Run, stderr io.Writer) error {
+	sum, err, werr := showRun(ctx, r, tui.Options{Title: "swe-adept " + r.ID})
+	fmt.Fprintf(stderr, "run %s: %s, %d tokens, %s%s\n", sum.ID, sum.Status, sum.Tokens, sum.Cost, patchNote(sum))
+	if err != nil || werr != nil {
+		return errors.Join(err, werr)
+	}
+	return statusError(sum)
+}
+
+// showRun draws r in the workbench until it ends or the engineer quits
+// (which cancels it), then waits for the run. opts need not name the run's
+// events, gate or cancel.
+func showRun(ctx context.Context, r *run.Run, opts tui.Options) (sum run.Summary, screenErr, runErr error) {
 	events := r.Events()
-	err := tui.Run(ctx, tui.Options{Events: events, Gate: r.Gate(), Cancel: r.Cancel, Title: "swe-adept " + r.ID})
-	if err != nil {
+	opts.Events, opts.Gate, opts.Cancel = events, r.Gate(), r.Cancel
+	screenErr = tui.Run(ctx, opts)
+	if screenErr != nil {
 		r.Cancel()
 	}
 	go func() { // the screen is gone; keep the run from blocking on its events
 		for range events {
 		}
 	}()
-	sum, werr := r.Wait()
-	fmt.Fprintf(stderr, "run %s: %s, %d tokens, %s%s\n", sum.ID, sum.Status, sum.Tokens, sum.Cost, patchNote(sum))
-	if err != nil || werr != nil {
-		return errors.Join(err, werr)
-	}
-	return statusError(sum)
+	sum, runErr = r.Wait()
+	return sum, screenErr, runErr
 }
 
 // runHeadless prints every event as a JSON line, then the summary line.
