@@ -1,7 +1,0 @@
-//go:build !unix
-
-package index
-
-import "time"
-
-func searchCPUTime() time.Duration { return 0 }
