@@ -6,7 +6,6 @@ import (
 	"hash/crc64"
 	"io"
 	"os"
-	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -386,29 +385,12 @@ func readsChanged(f *rawFile, deps []int32, changed []uint64, changedDirs map[st
 			return true
 		}
 		for _, im := range f.Imports {
-			switch {
-			case goModule == "":
-			case im.Module == goModule:
-				if changedDirs[""] {
-					return true
-				}
-			case strings.HasPrefix(im.Module, goModule+"/"):
-				if changedDirs[strings.TrimPrefix(im.Module, goModule+"/")] {
-					return true
-				}
+			if dir, ok := moduleDir(goModule, im.Module); ok && goModule != "" && changedDirs[dir] {
+				return true
 			}
 		}
 	}
 	return false
-}
-
-// goDir is a Go file's directory as the resolver names packages: "" at
-// the root.
-func goDir(p string) string {
-	if d := path.Dir(p); d != "." {
-		return d
-	}
-	return ""
 }
 
 // loadLinks reads every shard of the links at base. Any shard missing,

@@ -42,10 +42,7 @@ func (g *goResolver) groupPackages() {
 		if f.Lang != "go" {
 			continue
 		}
-		dir := path.Dir(f.Path)
-		if dir == "." {
-			dir = ""
-		}
+		dir := goDir(f.Path)
 		key := dir + "\x00" + f.Pkg
 		id, ok := ids[key]
 		if !ok {
@@ -95,13 +92,8 @@ func (g *goResolver) bindImports(fi int) {
 	}
 	m := map[string]string{}
 	for _, im := range g.files[fi].Imports {
-		var dir string
-		switch {
-		case im.Module == g.goModule:
-			dir = ""
-		case strings.HasPrefix(im.Module, g.goModule+"/"):
-			dir = strings.TrimPrefix(im.Module, g.goModule+"/")
-		default:
+		dir, ok := moduleDir(g.goModule, im.Module)
+		if !ok {
 			continue
 		}
 		name := im.Alias
@@ -114,6 +106,24 @@ func (g *goResolver) bindImports(fi int) {
 		m[name] = dir
 	}
 	g.imports[fi] = m
+}
+
+// goDir is a Go file's directory as the resolver names packages: "" at
+// the root.
+func goDir(p string) string {
+	if d := path.Dir(p); d != "." {
+		return d
+	}
+	return ""
+}
+
+// moduleDir is the directory of module mod that an import path names ("" at
+// its root), if the path is inside the module.
+func moduleDir(mod, importPath string) (string, bool) {
+	if importPath == mod {
+		return "", true
+	}
+	return strings.CutPrefix(importPath, mod+"/")
 }
 
 // packageName is the package clause of a module directory's files, which
