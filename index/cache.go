@@ -214,7 +214,7 @@ func (c *fileCache) unchanged(k int, files []int, res *extractResult) bool {
 	}
 	for _, i := range files {
 		e, ok := sh.entries[res.files[i].Path]
-		if !ok || e.key != res.keys[i] || (i < len(res.digested) && res.digested[i]) {
+		if !ok || e.key != res.keys[i] || res.digested[i] {
 			return false
 		}
 	}

@@ -52,8 +52,8 @@ func (e *encoder) bytes(b []byte) {
 
 // encodeCache writes the extractions of the given files (indexes into
 // res) as length-prefixed records, so that loading can find each file's
-// record without decoding it. The records of files read from the cache or
-// parsed by the workers are ready (res.enc) and only copied.
+// record without decoding it. The workers made every file's record
+// (res.enc), as loaded or encoded anew, so they are only copied.
 func encodeCache(w io.Writer, res *extractResult, files []int, maxSize int64) error {
 	out := &summed{w: w}
 	e := &encoder{}
@@ -62,15 +62,7 @@ func encodeCache(w io.Writer, res *extractResult, files []int, maxSize int64) er
 	e.int(maxSize)
 	e.uint(uint64(len(files)))
 	for _, i := range files {
-		rec := []byte(nil)
-		if i < len(res.enc) {
-			rec = res.enc[i]
-		}
-		if rec == nil {
-			fe := &encoder{}
-			fe.encodeFile(res.files[i], res.keys[i])
-			rec = fe.buf
-		}
+		rec := res.enc[i]
 		e.uint(uint64(len(rec)))
 		if _, err := out.Write(e.buf); err != nil {
 			return err

@@ -344,7 +344,7 @@ func (ls *linkSet) reusable(res *extractResult, iface []uint64, goModule string)
 			iface[i], reuse[i] = lf.iface, true
 			continue
 		}
-		if i >= len(res.digested) || !res.digested[i] {
+		if !res.digested[i] {
 			iface[i] = ifaceDigest(f)
 		}
 		if iface[i] == lf.iface {

@@ -88,9 +88,6 @@ type loadedLinks struct {
 // links where they still hold.
 func resolveAll(root string, res *extractResult, workers int, links *linkStore) *resolver {
 	iface := slices.Clone(res.iface)
-	if len(iface) != len(res.files) {
-		iface = make([]uint64, len(res.files))
-	}
 	goModule, prev, keep := links.reusable(root, res, iface)
 	r := linkFiles(filepath.Base(root), goModule, res, workers, keep)
 	if keep != nil && !applyLinks(r, prev, keep) {
