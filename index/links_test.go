@@ -87,23 +87,17 @@ func removeFile(file string) func(t *testing.T, dir string) {
 // it, against a build without the cache.
 func runLinkEdits(t *testing.T, src string, edits []linkEdit) {
 	dir := copyTree(t, src)
-	var log bytes.Buffer
-	opts := Options{CacheDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))}
-	buildT(t, dir, opts)
+	b := newCachedBuilds(t)
+	b.build(t, dir)
 	for _, e := range edits {
 		e.edit(t, dir)
-		log.Reset()
-		inc := buildT(t, dir, opts)
-		if n := resolvedFiles(t, log.String()); e.local && n != 1 {
+		inc, n := b.build(t, dir)
+		if e.local && n != 1 {
 			t.Errorf("%s: %d files resolved, want 1", e.name, n)
 		}
-		fresh := buildT(t, dir, Options{NoCache: true})
-		if got, want := dump(inc), dump(fresh); got != want {
-			t.Fatalf("%s: index differs from a fresh one:\n%s", e.name, lineDiff(want, got))
-		}
-		log.Reset()
-		warm := buildT(t, dir, opts)
-		if n := resolvedFiles(t, log.String()); n != 0 {
+		fresh := sameAsFresh(t, e.name, dir, inc)
+		warm, n := b.build(t, dir)
+		if n != 0 {
 			t.Errorf("%s: warm build resolved %d files, want 0", e.name, n)
 		}
 		if st := warm.Stats(); st.Cache != "warm" {
@@ -112,6 +106,67 @@ func runLinkEdits(t *testing.T, src string, edits []linkEdit) {
 		if got, want := dump(warm), dump(fresh); got != want {
 			t.Fatalf("%s: warm index differs from a fresh one:\n%s", e.name, lineDiff(want, got))
 		}
+	}
+}
+
+// cachedBuilds builds trees with one cache, and reads from each build's
+// log how many files it resolved.
+type cachedBuilds struct {
+	opts Options
+	log  bytes.Buffer
+}
+
+func newCachedBuilds(t *testing.T) *cachedBuilds {
+	b := &cachedBuilds{}
+	b.opts = Options{CacheDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&b.log, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	return b
+}
+
+// build indexes dir and says how many files had their calls resolved.
+func (b *cachedBuilds) build(t *testing.T, dir string) (*Index, int) {
+	t.Helper()
+	b.log.Reset()
+	ix := buildT(t, dir, b.opts)
+	return ix, resolvedFiles(t, b.log.String())
+}
+
+// sameAsFresh fails the test unless ix equals an index of dir built
+// without the cache, which it returns.
+func sameAsFresh(t *testing.T, what, dir string, ix *Index) *Index {
+	t.Helper()
+	fresh := buildT(t, dir, Options{NoCache: true})
+	if got, want := dump(ix), dump(fresh); got != want {
+		t.Fatalf("%s: index differs from a fresh one:\n%s", what, lineDiff(want, got))
+	}
+	return fresh
+}
+
+// boundedEdit is an edit and how many files the build after it may
+// resolve: from min to max, max 0 meaning all but one.
+type boundedEdit struct {
+	name     string
+	edit     func(t *testing.T, dir string)
+	min, max int
+}
+
+// runBoundedEdits applies the edits in turn to root, checking each build
+// against its bounds and against a build without the cache.
+func runBoundedEdits(t *testing.T, root string, edits []boundedEdit) {
+	b := newCachedBuilds(t)
+	ix, _ := b.build(t, root)
+	total := ix.Stats().Files
+	for _, e := range edits {
+		e.edit(t, root)
+		inc, n := b.build(t, root)
+		most := e.max
+		if most == 0 {
+			most = total - 1
+		}
+		t.Logf("%s: %d of %d files resolved", e.name, n, total)
+		if n < e.min || n > most {
+			t.Errorf("%s: %d of %d files resolved, want %d to %d", e.name, n, total, e.min, most)
+		}
+		sameAsFresh(t, e.name, root, inc)
 	}
 }
 
@@ -218,35 +273,16 @@ func TestLinksFollowEditsOnStdlib(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	edits := []struct {
-		name string
-		edit func(t *testing.T, dir string)
-	}{
-		{"function added", appendTo("json/encoder.py", "\n\ndef added():\n    return 1\n")},
-		{"function renamed", renameFirstDef("email/utils.py")},
-		{"class method added", replaceIn("email/message.py", "    def __str__(self):", "    def added(self):\n        return 1\n\n    def __str__(self):")},
-		{"function renamed in a parsing module", renameFirstDef("urllib/parse.py")},
-		{"function added to a star-imported module", appendTo("asyncio/events.py", "\n\ndef added():\n    return 1\n")},
-		{"function renamed in a star-imported module", renameFirstDef("asyncio/events.py")},
-		{"base class method added", replaceIn("unittest/case.py", "    def __init__(self, methodName='runTest'):", "    def added(self):\n        return 1\n\n    def __init__(self, methodName='runTest'):")},
-	}
-	var log bytes.Buffer
-	opts := Options{CacheDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))}
-	total := buildT(t, root, opts).Stats().Files
-	for _, e := range edits {
-		e.edit(t, root)
-		log.Reset()
-		inc := buildT(t, root, opts)
-		n := resolvedFiles(t, log.String())
-		t.Logf("%s: %d of %d files resolved", e.name, n, total)
-		if n < 2 || n >= total {
-			t.Errorf("%s: %d of %d files resolved, want the edited file, its readers and no others", e.name, n, total)
-		}
-		fresh := buildT(t, root, Options{NoCache: true})
-		if got, want := dump(inc), dump(fresh); got != want {
-			t.Fatalf("%s: index differs from a fresh one:\n%s", e.name, lineDiff(want, got))
-		}
-	}
+	// Each resolves the edited file and its readers, and no others.
+	runBoundedEdits(t, root, []boundedEdit{
+		{"function added", appendTo("json/encoder.py", "\n\ndef added():\n    return 1\n"), 2, 0},
+		{"function renamed", renameFirstDef("email/utils.py"), 2, 0},
+		{"class method added", replaceIn("email/message.py", "    def __str__(self):", "    def added(self):\n        return 1\n\n    def __str__(self):"), 2, 0},
+		{"function renamed in a parsing module", renameFirstDef("urllib/parse.py"), 2, 0},
+		{"function added to a star-imported module", appendTo("asyncio/events.py", "\n\ndef added():\n    return 1\n"), 2, 0},
+		{"function renamed in a star-imported module", renameFirstDef("asyncio/events.py"), 2, 0},
+		{"base class method added", replaceIn("unittest/case.py", "    def __init__(self, methodName='runTest'):", "    def added(self):\n        return 1\n\n    def __init__(self, methodName='runTest'):"), 2, 0},
+	})
 }
 
 // TestLinksFollowGoEditsInThisModule does the same on Go: this module's
@@ -269,32 +305,12 @@ func TestLinksFollowGoEditsInThisModule(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var log bytes.Buffer
-	opts := Options{CacheDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))}
-	total := buildT(t, root, opts).Stats().Files
-	for _, e := range []struct {
-		name     string
-		edit     func(t *testing.T, dir string)
-		min, max int // files resolved
-	}{
-		{"function added to an imported package", appendTo("agent/event/event.go", "\nfunc Added() int { return 1 }\n"), 2, total - 1},
-		{"function added to a leaf package", appendTo("memory/memory.go", "\nfunc Added() int { return 1 }\n"), 1, total - 1},
-		{"function an importer calls renamed", replaceIn("agent/event/gate.go", "func NewGate() *Gate", "func NewGate2() *Gate"), 2, total - 1},
+	runBoundedEdits(t, root, []boundedEdit{
+		{"function added to an imported package", appendTo("agent/event/event.go", "\nfunc Added() int { return 1 }\n"), 2, 0},
+		{"function added to a leaf package", appendTo("memory/memory.go", "\nfunc Added() int { return 1 }\n"), 1, 0},
+		{"function an importer calls renamed", replaceIn("agent/event/gate.go", "func NewGate() *Gate", "func NewGate2() *Gate"), 2, 0},
 		{"body edited", appendTo("agent/tool/tool.go", "\n// a comment\n"), 1, 1},
-	} {
-		e.edit(t, root)
-		log.Reset()
-		inc := buildT(t, root, opts)
-		n := resolvedFiles(t, log.String())
-		t.Logf("%s: %d of %d files resolved", e.name, n, total)
-		if n < e.min || n > e.max {
-			t.Errorf("%s: %d of %d files resolved, want %d to %d", e.name, n, total, e.min, e.max)
-		}
-		fresh := buildT(t, root, Options{NoCache: true})
-		if got, want := dump(inc), dump(fresh); got != want {
-			t.Fatalf("%s: index differs from a fresh one:\n%s", e.name, lineDiff(want, got))
-		}
-	}
+	})
 }
 
 // TestLinksTornSaveIsIgnored checks that shards and manifest from
@@ -304,11 +320,11 @@ func TestLinksTornSaveIsIgnored(t *testing.T) {
 	for _, torn := range []string{"old manifest", "old shard"} {
 		t.Run(torn, func(t *testing.T) {
 			dir := copyTree(t, filepath.Join("..", "testdata", "index", "pyrepo"))
-			var log bytes.Buffer
-			opts := Options{CacheDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))}
-			total := buildT(t, dir, opts).Stats().Files
+			b := newCachedBuilds(t)
+			ix, _ := b.build(t, dir)
+			total := ix.Stats().Files
 			before := map[string][]byte{}
-			links, _ := filepath.Glob(filepath.Join(opts.CacheDir, "*.links"))
+			links, _ := filepath.Glob(filepath.Join(b.opts.CacheDir, "*.links"))
 			for _, p := range links {
 				data, err := os.ReadFile(p)
 				if err != nil {
@@ -318,7 +334,7 @@ func TestLinksTornSaveIsIgnored(t *testing.T) {
 			}
 			// Renaming a function others call changes several shards.
 			replaceIn("pkg/util.py", "def tidy(s):", "def tidy2(s):")(t, dir)
-			buildT(t, dir, opts)
+			b.build(t, dir)
 			var restore string
 			for p, data := range before {
 				now, err := os.ReadFile(p)
@@ -338,14 +354,11 @@ func TestLinksTornSaveIsIgnored(t *testing.T) {
 			}
 			// The next edit is local; with torn links every file is resolved.
 			appendTo("pkg/base.py", "# x\n")(t, dir)
-			log.Reset()
-			inc := buildT(t, dir, opts)
-			if n := resolvedFiles(t, log.String()); n != total {
+			inc, n := b.build(t, dir)
+			if n != total {
 				t.Errorf("with an %s, %d of %d files resolved, want all", torn, n, total)
 			}
-			if got, want := dump(inc), dump(buildT(t, dir, Options{NoCache: true})); got != want {
-				t.Fatalf("with an %s, the index differs from a fresh one:\n%s", torn, lineDiff(want, got))
-			}
+			sameAsFresh(t, "with an "+torn, dir, inc)
 		})
 	}
 }
