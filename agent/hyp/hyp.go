@@ -82,15 +82,7 @@ func (f *Families) approve(ctx context.Context, req *event.ApprovalRequest) (eve
 	if f.cfg.Approver == nil {
 		return event.Reply{Decision: event.Approve}, nil
 	}
-	f.emit(event.Event{Type: event.Approval, Approval: req})
-	rep, err := f.cfg.Approver.Approve(ctx, req)
-	if err != nil {
-		return rep, err
-	}
-	done := *req
-	done.Reply = &rep
-	f.emit(event.Event{Type: event.ApprovalDone, Approval: &done})
-	return rep, nil
+	return event.Ask(ctx, f.cfg.Bus, event.Resolver, f.cfg.Approver, req)
 }
 
 func (f *Families) nextApprovalID(action string) string {
