@@ -47,7 +47,7 @@ func (a AgentRunner) Check() error {
 	if strings.TrimSpace(getenv("OPENAI_API_KEY")) == "" && strings.TrimSpace(getenv("OPENAI_BASE_URL")) == "" {
 		return errors.New("no model for the resolution agent: set OPENAI_API_KEY (or OPENAI_BASE_URL) and --model NAME, or play transcripts with --script-resolve")
 	}
-	if strings.TrimSpace(llm.ConfigFromEnv(a.Model).Model) == "" {
+	if llm.ConfigFrom(getenv, a.Model).Model == "" {
 		return errors.New("no model name: pass --model NAME or set SWE_ADEPT_MODEL")
 	}
 	return nil
@@ -102,11 +102,7 @@ func (a AgentRunner) resolveModel(id string) (llm.Model, error) {
 	if a.ScriptResolve != "" {
 		return scripted(a.ScriptResolve, id, "resolve", "resolution")
 	}
-	cfg := llm.ConfigFromEnv(a.Model)
-	if a.Getenv != nil {
-		cfg.APIKey, cfg.BaseURL = a.Getenv("OPENAI_API_KEY"), a.Getenv("OPENAI_BASE_URL")
-	}
-	m, err := llm.NewOpenAI(cfg)
+	m, err := llm.NewOpenAI(llm.ConfigFrom(a.getenv(), a.Model))
 	if err != nil {
 		return nil, fmt.Errorf("resolution model: %w", err)
 	}
