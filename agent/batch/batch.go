@@ -98,6 +98,55 @@ type Config struct {
 // resume; every finished instance is saved when it finishes. The summary
 // is written to OUT/summary.json and returned.
 func Run(ctx context.Context, cfg Config) (*Summary, error) {
+	st, err := begin(cfg)
+	if err != nil {
+		return nil, err
+	}
+	cfg = st.cfg
+	jobs := make(chan swebench.Instance)
+	var wg sync.WaitGroup
+	for range max(cfg.Workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for in := range jobs {
+				st.prog.started(in.InstanceID)
+				rec, ok := runOne(ctx, cfg, in)
+				if !ok {
+					st.prog.abandoned(in.InstanceID)
+					continue
+				}
+				st.finish(rec)
+			}
+		}()
+	}
+feed:
+	for _, in := range st.todo {
+		select {
+		case jobs <- in:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	return st.end(ctx)
+}
+
+// started is a batch under way: its book of records, its progress, and
+// the instances this invocation still has to finish.
+type started struct {
+	cfg   Config
+	book  *book
+	prog  *progress
+	todo  []swebench.Instance
+	start time.Time
+}
+
+// begin checks the configuration, makes the output folders, loads what an
+// earlier invocation finished and writes the batch files once, so a batch
+// that resumes shows its state before the first new instance ends.
+func begin(cfg Config) (*started, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -109,47 +158,29 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 			return nil, fmt.Errorf("batch output: %w", err)
 		}
 	}
-	start := cfg.Now()
-	b := newBook(cfg)
-	todo := b.resume()
-	prog := newProgress(cfg.Progress, cfg.TTY, len(cfg.Instances), len(cfg.Instances)-len(todo), cfg.Now)
-	if err := b.save(); err != nil {
+	st := &started{cfg: cfg, start: cfg.Now(), book: newBook(cfg)}
+	st.todo = st.book.resume()
+	st.prog = newProgress(cfg.Progress, cfg.TTY, len(cfg.Instances), len(cfg.Instances)-len(st.todo), cfg.Now)
+	if err := st.book.save(); err != nil {
 		return nil, err
 	}
-	jobs := make(chan swebench.Instance)
-	var wg sync.WaitGroup
-	for range max(cfg.Workers, 1) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for in := range jobs {
-				prog.started(in.InstanceID)
-				rec, ok := runOne(ctx, cfg, in)
-				if !ok {
-					prog.abandoned(in.InstanceID)
-					continue
-				}
-				if err := b.finish(rec); err != nil {
-					slog.Error("save batch results", "instance", in.InstanceID, "err", err)
-				}
-				prog.finished(rec)
-			}
-		}()
+	return st, nil
+}
+
+// finish books one finished instance and rewrites the batch files.
+func (st *started) finish(rec Record) {
+	if err := st.book.finish(rec); err != nil {
+		slog.Error("save batch results", "instance", rec.InstanceID, "err", err)
 	}
-feed:
-	for _, in := range todo {
-		select {
-		case jobs <- in:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(jobs)
-	wg.Wait()
-	prog.close()
-	b.setWall(cfg.Now().Sub(start).Seconds())
-	sum := b.summary()
-	if err := b.save(); err != nil {
+	st.prog.finished(rec)
+}
+
+// end closes the progress display and writes the final summary.
+func (st *started) end(ctx context.Context) (*Summary, error) {
+	st.prog.close()
+	st.book.setWall(st.cfg.Now().Sub(st.start).Seconds())
+	sum := st.book.summary()
+	if err := st.book.save(); err != nil {
 		return sum, err
 	}
 	if err := ctx.Err(); err != nil {
