@@ -33,7 +33,7 @@ type AgentRunner struct {
 	MaxTokens             int     // per instance
 	CommandTimeout        time.Duration
 
-	Getenv func(string) string // nil: os.Getenv
+	Getenv func(string) string `json:"-"` // nil: os.Getenv
 }
 
 // Check reports a configuration that cannot run any instance, so a batch
