@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -20,7 +21,8 @@ func init() {
 		summary: "run many SWE-bench-style instances headless and in parallel; resumable",
 		usage: "--instances FILE.jsonl --repos DIR --out DIR [--workers N] [--model NAME] [--localize-model NAME]\n" +
 			"         [--script-localize F --script-resolve F] [--max-cost D] [--max-iterations N] [--timeout 30m]\n" +
-			"         [--localize-only] [--only ID,...] [--limit N] [--keep-work]",
+			"         [--localize-only] [--only ID,...] [--limit N] [--keep-work]\n" +
+			"         [--queue nats://HOST:PORT [--queue-creds FILE] [--ack-wait 2m] [--max-deliver 3]]",
 		run: runBatch,
 	})
 }
@@ -31,6 +33,7 @@ type batchFlags struct {
 	localizeOnly, keepWork      bool
 	timeout                     time.Duration
 	agent                       batch.AgentRunner
+	queue                       batch.Queue
 }
 
 func parseBatchFlags(args []string) (batchFlags, error) {
@@ -45,6 +48,9 @@ func parseBatchFlags(args []string) (batchFlags, error) {
 	fs.BoolVar(&f.keepWork, "keep-work", false, "keep each instance's checkout under OUT/work/")
 	fs.StringVar(&f.only, "only", "", "comma-separated instance `ids` to run")
 	fs.IntVar(&f.limit, "limit", 0, "run at most `N` instances (0: all)")
+	queueFlags(fs, &f.queue, "run the instances on 'swe-adept worker' processes that reach it")
+	fs.DurationVar(&f.queue.AckWait, "ack-wait", batch.DefaultAckWait, "with --queue: how long a silent worker keeps an instance before another gets it")
+	fs.IntVar(&f.queue.MaxDeliver, "max-deliver", batch.DefaultMaxDeliver, "with --queue: how many times an instance is handed out before it is recorded as failed")
 	a := &f.agent
 	fs.StringVar(&a.Model, "model", "", "model `name` (default: SWE_ADEPT_MODEL)")
 	fs.StringVar(&a.LocalizeModel, "localize-model", "", "localization model: heuristic (offline) or a `name`; default --model, or heuristic without a key")
@@ -67,6 +73,10 @@ func parseBatchFlags(args []string) (batchFlags, error) {
 		return f, usagef("--workers must be at least 1, not %d", f.workers)
 	case f.timeout < 0 || f.agent.MaxCost < 0 || f.limit < 0:
 		return f, usagef("--timeout, --max-cost and --limit cannot be negative")
+	case f.queue.URL == "" && f.queue.Creds != "":
+		return f, usagef("--queue-creds needs --queue")
+	case f.queue.AckWait < time.Second || f.queue.MaxDeliver < 1:
+		return f, usagef("--ack-wait must be at least 1s and --max-deliver at least 1")
 	}
 	if info, err := os.Stat(f.repos); err != nil || !info.IsDir() {
 		return f, usagef("--repos %s: not a directory", f.repos)
@@ -88,7 +98,13 @@ func runBatch(ctx context.Context, args []string) error {
 	if cfg.Runner, err = batchRunner(f); err != nil {
 		return err
 	}
-	sum, runErr := batch.Run(ctx, cfg)
+	var sum *batch.Summary
+	var runErr error
+	if f.queue.URL != "" {
+		sum, runErr = batch.RunQueued(ctx, cfg, f.queue, batch.RunnerSpec{LocalizeOnly: f.localizeOnly, Agent: f.agent})
+	} else {
+		sum, runErr = batch.Run(ctx, cfg)
+	}
 	if sum != nil {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
@@ -103,18 +119,17 @@ func runBatch(ctx context.Context, args []string) error {
 }
 
 func batchRunner(f batchFlags) (batch.Runner, error) {
-	a := f.agent
+	spec := batch.RunnerSpec{LocalizeOnly: f.localizeOnly, Agent: f.agent}
 	if f.localizeOnly {
-		if a.ScriptResolve != "" {
+		if f.agent.ScriptResolve != "" {
 			return nil, usagef("--script-resolve has no use with --localize-only")
 		}
-		return batch.LocalizeRunner{Model: nonEmptyStr(a.LocalizeModel, a.Model), Script: a.ScriptLocalize, MaxIterations: a.LocalizeMaxIterations,
-			MaxCost: a.MaxCost, MaxTokens: a.MaxTokens}, nil
+		return spec.Runner(), nil
 	}
-	if err := a.Check(); err != nil {
+	if err := f.agent.Check(); err != nil {
 		return nil, usagef("%v", err)
 	}
-	return a, nil
+	return spec.Runner(), nil
 }
 
 // pickInstances keeps the instances --only names (in file order) and at
@@ -137,4 +152,10 @@ func pickInstances(list []swebench.Instance, only string, limit int) []swebench.
 		list = list[:limit]
 	}
 	return list
+}
+
+// queueFlags declares how a batch or a worker reaches its NATS server.
+func queueFlags(fs *flag.FlagSet, q *batch.Queue, use string) {
+	fs.StringVar(&q.URL, "queue", "", "a NATS server with JetStream, `nats://HOST:PORT` (a token or user:password may go in the URL; commas for a cluster): "+use)
+	fs.StringVar(&q.Creds, "queue-creds", "", "a NATS credentials `file` for --queue")
 }

@@ -33,6 +33,7 @@ type Record struct {
 	Functions        []string        `json:"functions,omitempty"`
 	Score            *swebench.Score `json:"score,omitempty"` // localize-only, when gold is known
 	MissingBlobs     int             `json:"missing_blobs,omitempty"`
+	Worker           string          `json:"worker,omitempty"` // the worker that ran it, in a batch run through a queue
 }
 
 // runOne works on one instance and saves it. ok is false when the batch
