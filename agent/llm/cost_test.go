@@ -6,22 +6,34 @@ import (
 )
 
 func TestPriceFor(t *testing.T) {
+	mine := map[string]Price{"qwen3-coder": {Input: 0.2, Output: 0.8}, "gpt-5.2": {Input: 9, Output: 9}}
 	tests := []struct {
 		model     string
+		overrides map[string]Price
 		want      Price
 		wantFound bool
 	}{
-		{"gpt-4o", Price{2.50, 10.00}, true},
-		{"gpt-4o-2024-08-06", Price{2.50, 10.00}, true},
-		{"gpt-4o-mini", Price{0.15, 0.60}, true},
-		{"gpt-4o-mini-2024-07-18", Price{0.15, 0.60}, true},
-		{"openai/gpt-4.1-mini", Price{0.40, 1.60}, true},
-		{"GPT-5", Price{1.25, 10.00}, true},
-		{"llama3.1:8b", Price{}, false},
-		{"", Price{}, false},
+		{"gpt-4o", nil, Price{2.50, 1.25, 10.00}, true},
+		{"gpt-4o-2024-08-06", nil, Price{2.50, 1.25, 10.00}, true},
+		{"gpt-4o-mini", nil, Price{0.15, 0.075, 0.60}, true},
+		{"gpt-4o-mini-2024-07-18", nil, Price{0.15, 0.075, 0.60}, true},
+		{"openai/gpt-4.1-mini", nil, Price{0.40, 0.10, 1.60}, true},
+		{"GPT-5", nil, Price{1.25, 0.125, 10.00}, true},
+		{"gpt-5.2", nil, Price{1.75, 0.175, 14.00}, true},
+		{"gpt-5.2-2025-12-11", nil, Price{1.75, 0.175, 14.00}, true},
+		{"claude-sonnet-4-5-20250929", nil, Price{3, 0.30, 15}, true},
+		{"anthropic/claude-opus-4.5", nil, Price{5, 0.50, 25}, true},
+		{"claude-opus-4-1", nil, Price{15, 1.50, 75}, true},
+		{"gemini-2.5-pro", nil, Price{1.25, 0.125, 10}, true},
+		{"deepseek-reasoner", nil, Price{0.28, 0.028, 0.42}, true},
+		{"llama3.1:8b", nil, Price{}, false},
+		{"", nil, Price{}, false},
+		{"qwen3-coder:30b", mine, Price{Input: 0.2, Output: 0.8}, true},
+		{"openrouter/qwen/qwen3-coder", mine, Price{Input: 0.2, Output: 0.8}, true},
+		{"gpt-5.2", mine, Price{Input: 9, Output: 9}, true},
 	}
 	for _, tc := range tests {
-		got, found := PriceFor(tc.model)
+		got, found := PriceFor(tc.model, tc.overrides)
 		if got != tc.want || found != tc.wantFound {
 			t.Errorf("PriceFor(%q) = %v, %v; want %v, %v", tc.model, got, found, tc.want, tc.wantFound)
 		}
@@ -48,11 +60,16 @@ func TestFormatCost(t *testing.T) {
 }
 
 func TestPriceOf(t *testing.T) {
-	cost, priced := PriceOf("gpt-4o", 1_000_000, 100_000)
+	cost, priced := PriceOf("gpt-4o", Usage{PromptTokens: 1_000_000, CompletionTokens: 100_000}, nil)
 	if !priced || cost != 3.50 {
 		t.Errorf("PriceOf = %v, %v; want 3.50, true", cost, priced)
 	}
-	if cost, priced := PriceOf("mistral", 1_000_000, 1); priced || cost != 0 {
+	// Half the prompt from the cache: 0.5M at 2.50 + 0.5M at 1.25 + 0.1M at 10.
+	cost, _ = PriceOf("gpt-4o", Usage{PromptTokens: 1_000_000, CachedTokens: 500_000, CompletionTokens: 100_000}, nil)
+	if cost != 2.875 {
+		t.Errorf("cached PriceOf = %v, want 2.875", cost)
+	}
+	if cost, priced := PriceOf("mistral", Usage{PromptTokens: 1_000_000, CompletionTokens: 1}, nil); priced || cost != 0 {
 		t.Errorf("unknown model: %v, %v", cost, priced)
 	}
 }
@@ -64,8 +81,10 @@ func TestMeter(t *testing.T) {
 		want   Totals
 	}{
 		{"empty", nil, Totals{Priced: true}},
-		{"priced", []Usage{{10, 2, 0.5, true}, {5, 1, 0.25, true}}, Totals{2, 15, 3, 0.75, true}},
-		{"one unpriced call spoils the sum", []Usage{{10, 2, 0.5, true}, {5, 1, 0, false}}, Totals{2, 15, 3, 0.5, false}},
+		{"priced", []Usage{{PromptTokens: 10, CompletionTokens: 2, CachedTokens: 4, Cost: 0.5, Priced: true}, {PromptTokens: 5, CompletionTokens: 1, Cost: 0.25, Priced: true}},
+			Totals{Calls: 2, PromptTokens: 15, CompletionTokens: 3, CachedTokens: 4, Cost: 0.75, Priced: true}},
+		{"one unpriced call spoils the sum", []Usage{{PromptTokens: 10, CompletionTokens: 2, Cost: 0.5, Priced: true}, {PromptTokens: 5, CompletionTokens: 1}},
+			Totals{Calls: 2, PromptTokens: 15, CompletionTokens: 3, Cost: 0.5}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -101,7 +120,7 @@ func TestMeterConcurrent(t *testing.T) {
 func TestTotalsPlus(t *testing.T) {
 	a := Totals{Calls: 1, PromptTokens: 10, CompletionTokens: 2, Cost: 0.5, Priced: true}
 	b := Totals{Calls: 2, PromptTokens: 5, CompletionTokens: 1, Cost: 0.25, Priced: true}
-	if got := a.Plus(b); got != (Totals{3, 15, 3, 0.75, true}) {
+	if got := a.Plus(b); got != (Totals{Calls: 3, PromptTokens: 15, CompletionTokens: 3, Cost: 0.75, Priced: true}) {
 		t.Errorf("priced sum = %+v", got)
 	}
 	b.Priced = false

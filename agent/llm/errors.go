@@ -11,6 +11,8 @@ var (
 	ErrUnauthorized  = errors.New("unauthorized")
 	ErrModelNotFound = errors.New("model not found")
 	ErrRateLimited   = errors.New("rate limited")
+	// ErrContextOverflow: the prompt did not fit the model's context window.
+	ErrContextOverflow = errors.New("context window exceeded")
 )
 
 // CallError is a failed model call. Its text never holds the API key: every
@@ -19,6 +21,10 @@ type CallError struct {
 	Status    int  // HTTP status of the last attempt; 0 when none came back
 	Attempts  int  // how many tries were made
 	Retryable bool // the last failure was transient (429, 5xx, time-out)
+	// Window is the context window the server named in an overflow error,
+	// 0 when it named none.
+	Window   int
+	overflow bool
 	msg       string
 	cause     error // only context errors, so errors.Is(err, context.Canceled) works
 }
@@ -38,6 +44,8 @@ func (e *CallError) Is(target error) bool {
 		return e.Status == 404
 	case ErrRateLimited:
 		return e.Status == 429
+	case ErrContextOverflow:
+		return e.overflow
 	}
 	return false
 }

@@ -1,20 +1,19 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
-	"strconv"
 	"strings"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// DefaultBaseURL is where requests go when OPENAI_BASE_URL is unset.
+// DefaultBaseURL is where requests go when no base URL is set.
 const DefaultBaseURL = "https://api.openai.com/v1"
 
 // Defaults for the retry policy; zero fields of OpenAIConfig take these.
@@ -34,6 +33,15 @@ type OpenAIConfig struct {
 	Model       string
 	Temperature *float32 // used when a Request sets none; nil: the server's default
 	MaxTokens   int      // used when a Request sets none; 0: the server's default
+	// ReasoningEffort is sent to reasoning models ("low", "medium",
+	// "high"...); "" means DefaultReasoningEffort, "none" sends nothing.
+	ReasoningEffort string
+	ContextWindow   int               // tokens; 0: the family's known window, if any
+	Headers         map[string]string // added to every request (OpenRouter's X-Title, a proxy's auth)
+	Extra           map[string]any    // merged into the request body, e.g. {"options": {"num_ctx": 32768}}
+	CacheControl    *bool             // mark cache breakpoints; nil: for Claude behind a router
+	AzureAPIVersion string            // set: BaseURL is an Azure OpenAI resource and Model a deployment
+	Price           *Price            // nil: the price table
 
 	MaxAttempts    int           // total tries per call; 0 means DefaultMaxAttempts
 	BackoffBase    time.Duration // first retry's pause before jitter; 0 means DefaultBackoffBase
@@ -42,55 +50,6 @@ type OpenAIConfig struct {
 
 	HTTPClient *http.Client // nil: a plain http.Client; tests point it at httptest
 	Logger     *slog.Logger // nil: slog.Default()
-}
-
-// ConfigFromEnv builds a config from OPENAI_API_KEY and OPENAI_BASE_URL. The
-// model comes from the argument (the --model flag) or, when that is empty,
-// from SWE_ADEPT_MODEL.
-func ConfigFromEnv(model string) OpenAIConfig { return ConfigFrom(os.Getenv, model) }
-
-// ConfigFrom is ConfigFromEnv reading the variables through getenv, so a
-// caller with its own view of the environment (a test's map) gets the same
-// config, retry limits included.
-func ConfigFrom(getenv func(string) string, model string) OpenAIConfig {
-	if model == "" {
-		model = getenv("SWE_ADEPT_MODEL")
-	}
-	return OpenAIConfig{
-		APIKey:         strings.TrimSpace(getenv("OPENAI_API_KEY")),
-		BaseURL:        strings.TrimSpace(getenv("OPENAI_BASE_URL")),
-		Model:          strings.TrimSpace(model),
-		AttemptTimeout: envDuration(getenv, "SWE_ADEPT_MODEL_TIMEOUT"),
-		MaxAttempts:    envInt(getenv, "SWE_ADEPT_MODEL_ATTEMPTS"),
-	}
-}
-
-// envDuration reads a Go duration ("90s", "5m") from the environment; an
-// unset or unreadable value means the default (and the latter is logged).
-func envDuration(getenv func(string) string, name string) time.Duration {
-	v := strings.TrimSpace(getenv(name))
-	if v == "" {
-		return 0
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		slog.Warn("ignoring a malformed duration; using the default", "var", name, "value", v)
-		return 0
-	}
-	return d
-}
-
-func envInt(getenv func(string) string, name string) int {
-	v := strings.TrimSpace(getenv(name))
-	if v == "" {
-		return 0
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
-		slog.Warn("ignoring a malformed number; using the default", "var", name, "value", v)
-		return 0
-	}
-	return n
 }
 
 // String hides the key so a config printed with %v or %+v cannot leak it.
@@ -154,20 +113,51 @@ type OpenAI struct {
 
 var _ Model = (*OpenAI)(nil)
 
+// DefaultReasoningEffort is the paper's setting for reasoning models.
+const DefaultReasoningEffort = "medium"
+
+// Errors of NewOpenAI, for callers that explain them in their own terms.
+var (
+	ErrNoModelName = errors.New("no model named")
+	ErrNoServer    = errors.New("no API key and no base URL")
+)
+
 // NewOpenAI checks the config and builds a client. It makes no request.
 func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if cfg.Model == "" {
-		return nil, errors.New("no model named: pass --model or set SWE_ADEPT_MODEL")
+		return nil, ErrNoModelName
 	}
 	// Local servers (Ollama, llama.cpp, vLLM) take no key; OpenAI itself does.
 	if cfg.APIKey == "" && cfg.BaseURL == "" {
-		return nil, errors.New("OPENAI_API_KEY is not set (set it, or point OPENAI_BASE_URL at a local server)")
+		return nil, ErrNoServer
 	}
 	cfg = cfg.withDefaults()
 	oc := openai.DefaultConfig(cfg.APIKey)
+	if cfg.AzureAPIVersion != "" {
+		oc = openai.DefaultAzureConfig(cfg.APIKey, cfg.BaseURL)
+		oc.APIVersion = cfg.AzureAPIVersion
+		oc.AzureModelMapperFunc = func(model string) string { return model } // the name is the deployment
+	}
 	oc.BaseURL = cfg.BaseURL
 	oc.HTTPClient = &recordingDoer{inner: cfg.HTTPClient}
 	return &OpenAI{cfg: cfg, client: openai.NewClientWithConfig(oc)}, nil
+}
+
+// Priced reports whether the model has a price, its own or the table's.
+func (o *OpenAI) Priced() bool {
+	if o.cfg.Price != nil {
+		return true
+	}
+	_, ok := PriceFor(o.cfg.Model, nil)
+	return ok
+}
+
+// ContextWindow is the model's context window in tokens, 0 when unknown.
+func (o *OpenAI) ContextWindow() int {
+	if o.cfg.ContextWindow > 0 {
+		return o.cfg.ContextWindow
+	}
+	return KnownWindow(o.cfg.Model)
 }
 
 // Name is the model name the server is asked for.
@@ -180,25 +170,52 @@ func (o *OpenAI) BaseURL() string { return o.cfg.BaseURL }
 // failures, and returns the assistant's turn with its usage and cost.
 func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 	creq := o.buildRequest(req)
-	resp, err := o.withRetry(ctx, creq)
+	resp, extras, err := o.withRetry(ctx, creq, o.requestPatch(req.Messages))
 	if err != nil {
 		return Response{}, err
 	}
 	if len(resp.Choices) == 0 {
 		return Response{}, o.newError(0, "malformed response from %s: no choices", o.cfg.BaseURL)
 	}
-	msg := fromOpenAIMessage(resp.Choices[0].Message)
-	usage := Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens}
+	msg := fromOpenAIMessage(resp.Choices[0].Message, extras)
+	if len(msg.ToolCalls) == 0 {
+		msg.ToolCalls, msg.Content = ParseTextCalls(msg.Content, req.Tools)
+	}
+	assignCallIDs(msg.ToolCalls, req.Messages)
+	usage := o.usage(ctx, req, msg, resp.Usage, extras)
+	o.cfg.Logger.Debug("model call", "model", o.cfg.Model, "finish", resp.Choices[0].FinishReason,
+		"prompt_tokens", usage.PromptTokens, "cached_tokens", usage.CachedTokens,
+		"completion_tokens", usage.CompletionTokens, "tool_calls", len(msg.ToolCalls))
+	return Response{Message: msg, Usage: usage}, nil
+}
+
+// usage reads the call's usage, estimates it when the server sent none, and
+// prices it.
+func (o *OpenAI) usage(ctx context.Context, req Request, msg Message, u openai.Usage, ex wireExtras) Usage {
+	usage := Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, CachedTokens: ex.cachedTokens}
+	if d := u.PromptTokensDetails; d != nil && d.CachedTokens > 0 {
+		usage.CachedTokens = d.CachedTokens
+	}
+	if d := u.CompletionTokensDetails; d != nil {
+		usage.ReasoningTokens = d.ReasoningTokens
+	}
+	sent := EstimateTokens(req.Messages...)
 	if usage.PromptTokens == 0 && usage.CompletionTokens == 0 {
 		// Some local servers report no usage; an estimate beats a blank meter.
-		usage.PromptTokens = estimateTokens(req.Messages...)
-		usage.CompletionTokens = estimateTokens(msg)
+		usage.PromptTokens, usage.CompletionTokens = sent, EstimateTokens(msg)
+	} else if sent > 2048 && usage.PromptTokens*2 < sent {
+		// Ollama cuts a prompt longer than its num_ctx without a word.
+		text := fmt.Sprintf("%s read %d prompt tokens of about %d sent: the server may be truncating the prompt "+
+			"(for Ollama, raise num_ctx)", o.cfg.BaseURL, usage.PromptTokens, sent)
+		o.cfg.Logger.Warn(text)
+		notify(ctx, Notice{Kind: NoticeTruncated, Text: text})
 	}
-	usage.Cost, usage.Priced = PriceOf(o.cfg.Model, usage.PromptTokens, usage.CompletionTokens)
-	o.cfg.Logger.Debug("model call", "model", o.cfg.Model, "finish", resp.Choices[0].FinishReason,
-		"prompt_tokens", usage.PromptTokens, "completion_tokens", usage.CompletionTokens,
-		"tool_calls", len(msg.ToolCalls))
-	return Response{Message: msg, Usage: usage}, nil
+	var overrides map[string]Price
+	if o.cfg.Price != nil {
+		overrides = map[string]Price{strings.ToLower(o.cfg.Model): *o.cfg.Price}
+	}
+	usage.Cost, usage.Priced = PriceOf(o.cfg.Model, usage, overrides)
+	return usage
 }
 
 // buildRequest maps our request onto the wire format. Streaming stays off.
@@ -218,9 +235,12 @@ func (o *OpenAI) buildRequest(req Request) openai.ChatCompletionRequest {
 	if maxTokens == 0 {
 		maxTokens = o.cfg.MaxTokens
 	}
-	if reasoningModel(o.cfg.Model) {
+	if Reasoning(o.cfg.Model) {
 		// These models reject max_tokens and any temperature but the default.
 		creq.MaxCompletionTokens = maxTokens
+		if effort := o.cfg.ReasoningEffort; effort != "none" {
+			creq.ReasoningEffort = cmp.Or(effort, DefaultReasoningEffort)
+		}
 		return creq
 	}
 	// max_tokens is deprecated at OpenAI, but Ollama and the llama.cpp
@@ -229,6 +249,9 @@ func (o *OpenAI) buildRequest(req Request) openai.ChatCompletionRequest {
 	creq.MaxTokens = maxTokens
 	if temp != nil {
 		creq.Temperature = wireTemperature(*temp)
+	}
+	if effort := o.cfg.ReasoningEffort; effort != "" && effort != "none" {
+		creq.ReasoningEffort = effort // DeepSeek, Gemini and vLLM take it too
 	}
 	return creq
 }
@@ -244,22 +267,21 @@ func wireTemperature(t float32) float32 {
 
 const smallestTemperature = 1e-9
 
-func reasoningModel(name string) bool {
-	for _, p := range []string{"o1", "o3", "o4", "gpt-5"} {
-		if strings.HasPrefix(name, p) {
-			return true
-		}
-	}
-	return false
-}
+// emptyTurn stands in for an assistant turn with no text and no calls:
+// OpenAI and Anthropic reject {"role": "assistant"} with nothing in it.
+const emptyTurn = "(no reply)"
 
 func toOpenAIMessages(msgs []Message) []openai.ChatCompletionMessage {
 	out := make([]openai.ChatCompletionMessage, 0, len(msgs))
 	for _, m := range msgs {
-		om := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+		om := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID,
+			ReasoningContent: m.Reasoning}
 		if m.Role == ToolRole && om.Content == "" {
 			// The API rejects a tool message without content.
 			om.Content = "(no output)"
+		}
+		if m.Role == Assistant && om.Content == "" && len(m.ToolCalls) == 0 {
+			om.Content = cmp.Or(m.Refusal, emptyTurn)
 		}
 		if m.Role != ToolRole {
 			om.Name = m.Name // strict servers refuse "name" on tool messages
@@ -295,25 +317,41 @@ func toOpenAITools(tools []Tool) []openai.Tool {
 	return out
 }
 
-func fromOpenAIMessage(m openai.ChatCompletionMessage) Message {
-	out := Message{Role: Assistant, Content: m.Content}
+func fromOpenAIMessage(m openai.ChatCompletionMessage, ex wireExtras) Message {
+	out := Message{Role: Assistant, Content: m.Content, Refusal: m.Refusal,
+		Reasoning: cmp.Or(m.ReasoningContent, ex.reasoning)}
 	for i, tc := range m.ToolCalls {
-		id := tc.ID
-		if id == "" {
-			// Some local servers omit ids; tool results still need one to answer.
-			id = fmt.Sprintf("call_%d", i+1)
-		}
-		out.ToolCalls = append(out.ToolCalls, ToolCall{ID: id, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		out.ToolCalls = append(out.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name,
+			Arguments: tc.Function.Arguments, Signature: ex.signatures[i]})
 	}
 	return out
 }
 
-// estimateTokens guesses a token count as a quarter of the characters, the
+// assignCallIDs gives every call an id unique in the conversation: some
+// local servers send none, or the same one each turn, and a tool result
+// must answer exactly one call.
+func assignCallIDs(calls []ToolCall, history []Message) {
+	used := map[string]bool{}
+	for _, m := range history {
+		for _, tc := range m.ToolCalls {
+			used[tc.ID] = true
+		}
+	}
+	for i := range calls {
+		id := calls[i].ID
+		for n := 1; id == "" || used[id]; n++ {
+			id = fmt.Sprintf("call_%d_%d", len(history), i+n)
+		}
+		calls[i].ID, used[id] = id, true
+	}
+}
+
+// EstimateTokens guesses a token count as a quarter of the characters, the
 // usual rule of thumb for English and code.
-func estimateTokens(msgs ...Message) int {
+func EstimateTokens(msgs ...Message) int {
 	n := 0
 	for _, m := range msgs {
-		n += len(m.Content) + len(m.Name)
+		n += len(m.Content) + len(m.Name) + len(m.Reasoning)
 		for _, tc := range m.ToolCalls {
 			n += len(tc.Name) + len(tc.Arguments)
 		}

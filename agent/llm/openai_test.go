@@ -70,7 +70,7 @@ func TestOpenAIComplete(t *testing.T) {
 			model: "llama3",
 			reply: `{"role":"assistant","content":"","tool_calls":[{"type":"function","function":{"name":"search","arguments":"{}"}}]}`,
 			want: Message{Role: Assistant, ToolCalls: []ToolCall{
-				{ID: "call_1", Name: "search", Arguments: `{}`},
+				{ID: "call_4_1", Name: "search", Arguments: `{}`},
 			}},
 			wantCost: "unpriced",
 		},
@@ -169,8 +169,8 @@ func TestNewOpenAIConfig(t *testing.T) {
 		cfg     OpenAIConfig
 		wantErr string
 	}{
-		{"no model", OpenAIConfig{APIKey: testKey}, "--model or set SWE_ADEPT_MODEL"},
-		{"no key for OpenAI", OpenAIConfig{Model: "gpt-4o"}, "OPENAI_API_KEY is not set"},
+		{"no model", OpenAIConfig{APIKey: testKey}, ErrNoModelName.Error()},
+		{"no key for OpenAI", OpenAIConfig{Model: "gpt-4o"}, ErrNoServer.Error()},
 		{"local server needs no key", OpenAIConfig{Model: "llama3", BaseURL: "http://localhost:11434/v1"}, ""},
 		{"full", OpenAIConfig{Model: "gpt-4o", APIKey: testKey}, ""},
 	}
@@ -190,17 +190,8 @@ func TestNewOpenAIConfig(t *testing.T) {
 	}
 }
 
-func TestConfigFromEnv(t *testing.T) {
-	t.Setenv("OPENAI_API_KEY", testKey)
-	t.Setenv("OPENAI_BASE_URL", "http://localhost:8000/v1/")
-	t.Setenv("SWE_ADEPT_MODEL", "env-model")
-	if got := ConfigFromEnv("").Model; got != "env-model" {
-		t.Errorf("model = %q, want the env's", got)
-	}
-	cfg := ConfigFromEnv("flag-model")
-	if cfg.Model != "flag-model" || cfg.APIKey != testKey || cfg.baseURL() != "http://localhost:8000/v1" {
-		t.Errorf("cfg = %#v", cfg)
-	}
+func TestConfigHidesKey(t *testing.T) {
+	cfg := OpenAIConfig{APIKey: testKey, BaseURL: "http://localhost:8000/v1/", Model: "m"}
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
 		if s := sprintf(verb, cfg); strings.Contains(s, testKey) {
 			t.Errorf("%s of the config shows the key: %s", verb, s)

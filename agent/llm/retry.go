@@ -1,8 +1,11 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -24,58 +27,93 @@ type attemptInfo struct {
 	status       int
 	retryAfter   string
 	retryAfterMs string
+	patch        patchRequest      // set before the attempt: the request's additions
+	headers      map[string]string // set before the attempt: extra headers
+	extras       wireExtras        // filled from a successful response
 }
 
 type attemptKey struct{}
 
-// recordingDoer notes the status and Retry-After of each response in the
-// attemptInfo carried by the request's context.
+// recordingDoer applies the attempt's request patch and headers, notes the
+// status and Retry-After of each response, and normalises a successful
+// body (see wire.go), all through the attemptInfo in the request's context.
 type recordingDoer struct{ inner *http.Client }
 
 func (d *recordingDoer) Do(req *http.Request) (*http.Response, error) {
+	info, _ := req.Context().Value(attemptKey{}).(*attemptInfo)
+	if info == nil {
+		return d.inner.Do(req)
+	}
+	if err := patchBody(req, info.patch); err != nil {
+		return nil, err
+	}
+	for k, v := range info.headers {
+		req.Header.Set(k, v)
+	}
 	resp, err := d.inner.Do(req)
-	if resp != nil {
-		if info, ok := req.Context().Value(attemptKey{}).(*attemptInfo); ok {
-			info.status = resp.StatusCode
-			info.retryAfter = resp.Header.Get("Retry-After")
-			info.retryAfterMs = resp.Header.Get("Retry-After-Ms")
+	if resp == nil {
+		return resp, err
+	}
+	info.status = resp.StatusCode
+	info.retryAfter = resp.Header.Get("Retry-After")
+	info.retryAfterMs = resp.Header.Get("Retry-After-Ms")
+	if resp.StatusCode == http.StatusOK {
+		raw, rerr := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if rerr != nil {
+			return nil, rerr
 		}
+		var body []byte
+		body, info.extras = normalizeResponse(raw)
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		resp.ContentLength = int64(len(body))
 	}
 	return resp, err
 }
 
 // withRetry runs attempts until one succeeds, a failure is permanent, the
 // attempts run out, or ctx ends.
-func (o *OpenAI) withRetry(ctx context.Context, creq openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+func (o *OpenAI) withRetry(ctx context.Context, creq openai.ChatCompletionRequest, patch patchRequest) (openai.ChatCompletionResponse, wireExtras, error) {
 	for attempt := 1; ; attempt++ {
-		resp, info, err := o.attempt(ctx, creq)
+		resp, info, err := o.attempt(ctx, creq, patch)
 		if err == nil {
-			return resp, nil
+			return resp, info.extras, nil
 		}
 		cerr := o.classify(ctx, info, err)
 		cerr.Attempts = attempt
 		if !cerr.Retryable {
-			return resp, cerr
+			return resp, wireExtras{}, cerr
 		}
 		// A server that let one attempt time out usually hangs again: one
 		// more try, not MaxAttempts times the (long) attempt time-out.
 		if attempt >= o.cfg.MaxAttempts || (errors.Is(err, errAttemptTimeout) && attempt >= 2) {
 			cerr.msg += " (gave up after " + strconv.Itoa(attempt) + " attempts)"
-			return resp, cerr
+			return resp, wireExtras{}, cerr
 		}
 		wait := o.backoff(attempt, info)
 		o.cfg.Logger.Warn("model call failed; retrying",
 			"model", o.cfg.Model, "attempt", attempt, "wait", wait, "err", cerr.msg)
+		notify(ctx, Notice{Kind: NoticeRetry, Attempt: attempt, Wait: wait, Status: cerr.Status,
+			Text: retryText(wait, cerr)})
 		if err := sleep(ctx, wait); err != nil {
 			stopped := o.cancelled(ctx)
 			stopped.Attempts = attempt
-			return resp, stopped
+			return resp, wireExtras{}, stopped
 		}
 	}
 }
 
-func (o *OpenAI) attempt(ctx context.Context, creq openai.ChatCompletionRequest) (openai.ChatCompletionResponse, *attemptInfo, error) {
-	info := &attemptInfo{}
+// retryText is the activity line for a retry: "retrying in 20s (429): ...".
+func retryText(wait time.Duration, e *CallError) string {
+	why := "connection"
+	if e.Status != 0 {
+		why = strconv.Itoa(e.Status)
+	}
+	return fmt.Sprintf("retrying in %s (%s): %s", wait.Round(100*time.Millisecond), why, clip(e.msg, 120))
+}
+
+func (o *OpenAI) attempt(ctx context.Context, creq openai.ChatCompletionRequest, patch patchRequest) (openai.ChatCompletionResponse, *attemptInfo, error) {
+	info := &attemptInfo{patch: patch, headers: o.cfg.Headers}
 	actx, cancel := context.WithTimeout(ctx, o.cfg.AttemptTimeout)
 	defer cancel()
 	actx = context.WithValue(actx, attemptKey{}, info)
@@ -142,11 +180,14 @@ func (o *OpenAI) statusError(status int, detail, code string) *CallError {
 	case status == http.StatusOK:
 		e = o.newError(status, "malformed response from %s: %s", base, said)
 	case status == http.StatusUnauthorized:
-		e = o.newError(status, "the API rejected the key: check OPENAI_API_KEY (%s said: %s)", base, said)
+		e = o.newError(status, "%s rejected the API key: check the key for this server (it said: %s)", base, said)
 	case status == http.StatusNotFound:
-		e = o.newError(status, "model %s not found at %s: check --model / SWE_ADEPT_MODEL (or OPENAI_BASE_URL; server said: %s)", model, base, said)
+		e = o.newError(status, "model %s not found at %s: check the model name and the base URL (server said: %s)", model, base, said)
+	case overflowError(status, detail, code):
+		e = o.newError(status, "the conversation does not fit %s's context window (%s said: %s)", model, base, said)
+		e.overflow, e.Window = true, overflowWindow(detail)
 	case status == http.StatusTooManyRequests && code == "insufficient_quota":
-		e = o.newError(status, "the API account behind OPENAI_API_KEY has no quota left: %s", said)
+		e = o.newError(status, "the account behind the API key has no quota left at %s: %s", base, said)
 	case status == http.StatusTooManyRequests:
 		e = o.newError(status, "rate limited by %s (429): %s", base, said)
 		e.Retryable = true
@@ -163,7 +204,7 @@ func (o *OpenAI) statusError(status int, detail, code string) *CallError {
 // connection is permanent (nothing listens); resets and time-outs are not.
 func (o *OpenAI) transportError(err error) *CallError {
 	if errors.Is(err, syscall.ECONNREFUSED) {
-		return o.newError(0, "cannot reach %s: connection refused (is the server running? check OPENAI_BASE_URL)", o.cfg.BaseURL)
+		return o.newError(0, "cannot reach %s: connection refused (is the server running? check the base URL)", o.cfg.BaseURL)
 	}
 	var he interface{ Timeout() bool }
 	transient := errors.Is(err, syscall.ECONNRESET) || strings.Contains(err.Error(), "EOF") ||

@@ -56,22 +56,28 @@ func TestOpenAIRetries(t *testing.T) {
 		},
 		{
 			name:     "400 is not retried",
-			replies:  []reply{apiError(400, "context length exceeded", "context_length_exceeded")},
+			replies:  []reply{apiError(400, "'messages' must contain the word 'json'", "invalid_request_error")},
 			attempts: 5, wantReqs: 1,
-			wantErr: []string{"rejected the request (400)", "context length exceeded"},
+			wantErr: []string{"rejected the request (400)", "must contain the word"},
 		},
 		{
-			name:     "401 names the key variable",
+			name:     "an overflow is not retried and says so",
+			replies:  []reply{apiError(400, "This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens.", "context_length_exceeded")},
+			attempts: 5, wantReqs: 1,
+			wantErr: []string{"does not fit gpt-9's context window", "8192"},
+		},
+		{
+			name:     "401 says the key was refused",
 			replies:  []reply{apiError(401, "Incorrect API key provided: "+testKey, "invalid_api_key")},
 			attempts: 5, wantReqs: 1,
-			wantErr: []string{"the API rejected the key: check OPENAI_API_KEY", redacted},
+			wantErr: []string{"rejected the API key: check the key", redacted},
 			is:      ErrUnauthorized,
 		},
 		{
 			name:     "404 names the model and base URL",
 			replies:  []reply{apiError(404, "The model `gpt-9` does not exist", "model_not_found")},
 			attempts: 5, wantReqs: 1,
-			wantErr: []string{"model gpt-9 not found at http://127.0.0.1:", "/v1: check --model / SWE_ADEPT_MODEL"},
+			wantErr: []string{"model gpt-9 not found at http://127.0.0.1:", "/v1: check the model name and the base URL"},
 			is:      ErrModelNotFound,
 		},
 		{
@@ -205,40 +211,6 @@ func TestOpenAIAttemptTimeout(t *testing.T) {
 	checkCallError(t, err, []string{"no answer from", "gave up after 2 attempts"}, nil)
 	if n := srv.requests(); n != 2 {
 		t.Errorf("requests = %d, want 2: a hanging server gets one more try, not five", n)
-	}
-}
-
-func TestConfigFromEnvLimits(t *testing.T) {
-	tests := []struct {
-		timeout, attempts string
-		wantTimeout       time.Duration
-		wantAttempts      int
-	}{
-		{"90s", "3", 90 * time.Second, 3},
-		{"", "", 0, 0},
-		{"soon", "-1", 0, 0},
-	}
-	for _, tt := range tests {
-		t.Setenv("SWE_ADEPT_MODEL_TIMEOUT", tt.timeout)
-		t.Setenv("SWE_ADEPT_MODEL_ATTEMPTS", tt.attempts)
-		c := ConfigFromEnv("m")
-		if c.AttemptTimeout != tt.wantTimeout || c.MaxAttempts != tt.wantAttempts {
-			t.Errorf("timeout %q attempts %q: got %v and %d", tt.timeout, tt.attempts, c.AttemptTimeout, c.MaxAttempts)
-		}
-	}
-}
-
-// TestConfigFromGetenv: a caller's own environment gives the whole config,
-// retry limits included, and the process environment is not read.
-func TestConfigFromGetenv(t *testing.T) {
-	t.Setenv("SWE_ADEPT_MODEL_ATTEMPTS", "7")
-	env := map[string]string{
-		"OPENAI_API_KEY": " k ", "OPENAI_BASE_URL": "http://localhost:1/v1", "SWE_ADEPT_MODEL": "m2",
-		"SWE_ADEPT_MODEL_TIMEOUT": "90s", "SWE_ADEPT_MODEL_ATTEMPTS": "2",
-	}
-	c := ConfigFrom(func(k string) string { return env[k] }, "")
-	if c.APIKey != "k" || c.BaseURL != "http://localhost:1/v1" || c.Model != "m2" || c.AttemptTimeout != 90*time.Second || c.MaxAttempts != 2 {
-		t.Errorf("ConfigFrom = %+v, %v, %d", c, c.AttemptTimeout, c.MaxAttempts)
 	}
 }
 

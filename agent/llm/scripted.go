@@ -98,8 +98,8 @@ func (m *Scripted) Complete(ctx context.Context, req Request) (Response, error) 
 	}
 	m.next++
 	usage := Usage{
-		PromptTokens:     estimateTokens(req.Messages...),
-		CompletionTokens: estimateTokens(msg),
+		PromptTokens:     EstimateTokens(req.Messages...),
+		CompletionTokens: EstimateTokens(msg),
 		Priced:           true,
 	}
 	return Response{Message: msg, Usage: usage}, nil
