@@ -33,6 +33,7 @@ type batchFlags struct {
 	localizeOnly, keepWork      bool
 	timeout                     time.Duration
 	agent                       batch.AgentRunner
+	models                      *modelFlags
 	queue                       batch.Queue
 }
 
@@ -52,8 +53,7 @@ func parseBatchFlags(args []string) (batchFlags, error) {
 	fs.DurationVar(&f.queue.AckWait, "ack-wait", batch.DefaultAckWait, "with --queue: how long a silent worker keeps an instance before another gets it")
 	fs.IntVar(&f.queue.MaxDeliver, "max-deliver", batch.DefaultMaxDeliver, "with --queue: how many times an instance is handed out before it is recorded as failed")
 	a := &f.agent
-	fs.StringVar(&a.Model, "model", "", "model `name` (default: SWE_ADEPT_MODEL)")
-	fs.StringVar(&a.LocalizeModel, "localize-model", "", "localization model: heuristic (offline) or a `name`; default --model, or heuristic without a key")
+	f.models = addModelFlags(fs, false)
 	fs.StringVar(&a.ScriptLocalize, "script-localize", "", "play a localization transcript `file` (or a folder of <instance id>.json)")
 	fs.StringVar(&a.ScriptResolve, "script-resolve", "", "play a resolution transcript `file` (or a folder of <instance id>.json)")
 	fs.Float64Var(&a.MaxCost, "max-cost", 0, "dollars per instance (0: no limit)")
@@ -81,7 +81,8 @@ func parseBatchFlags(args []string) (batchFlags, error) {
 	if info, err := os.Stat(f.repos); err != nil || !info.IsDir() {
 		return f, usagef("--repos %s: not a directory", f.repos)
 	}
-	return f, nil
+	f.agent.Models, err = f.models.settings()
+	return f, err
 }
 
 func runBatch(ctx context.Context, args []string) error {
@@ -127,7 +128,7 @@ func batchRunner(f batchFlags) (batch.Runner, error) {
 		return spec.Runner(), nil
 	}
 	if err := f.agent.Check(); err != nil {
-		return nil, usagef("%v", err)
+		return nil, scriptOrModelError("--script-resolve", f.agent.ScriptResolve, err)
 	}
 	return spec.Runner(), nil
 }

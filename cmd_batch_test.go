@@ -91,7 +91,7 @@ func TestBatchCommandErrors(t *testing.T) {
 		args []string
 		code int
 		msg  string
-	}{[]string{"batch", "--instances", instances, "--repos", repos, "--out", t.TempDir()}, 2, "no model for the resolution agent"})
+	}{[]string{"batch", "--instances", instances, "--repos", repos, "--out", t.TempDir()}, 2, "no model configured for the resolution agent"})
 	for _, tc := range tests {
 		var stdout, stderr strings.Builder
 		if code := runMain(tc.args, &stdout, &stderr); code != tc.code || !strings.Contains(stderr.String(), tc.msg) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/swe-adept/swe-adept/agent/evalloc"
 	"github.com/swe-adept/swe-adept/agent/localize"
+	"github.com/swe-adept/swe-adept/agent/models"
 	"github.com/swe-adept/swe-adept/agent/swebench"
 )
 
@@ -24,7 +25,7 @@ func runEvalLoc(ctx context.Context, args []string) error {
 	fs := newFlags("eval-loc")
 	instances := fs.String("instances", "", "SWE-bench-style instances, one JSON object a line")
 	repos := fs.String("repos", "", "folder holding each repository as OWNER/NAME (a clone or a bare mirror)")
-	model := fs.String("model", "", `"heuristic" or a model name (default: SWE_ADEPT_MODEL, or the heuristic without OPENAI_API_KEY)`)
+	mf := addModelFlags(fs, true)
 	script := fs.String("script", "", "a scripted localization transcript (tests)")
 	out := fs.String("out", "", "write per-instance predictions in LocAgent's format (JSONL)")
 	only := fs.String("only", "", "comma-separated instance ids to run")
@@ -43,11 +44,16 @@ func runEvalLoc(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *script == "" && *model == "" && os.Getenv("OPENAI_API_KEY") == "" && os.Getenv("OPENAI_BASE_URL") == "" {
-		fmt.Fprintln(os.Stderr, localize.NoKeyNotice)
+	set, err := mf.settings()
+	if err != nil {
+		return err
 	}
-	cfg := evalloc.Config{Instances: list, ReposDir: *repos, WorkDir: *work, Keep: *keep, Model: *model,
-		Script: *script, MaxIter: *maxIter, Baseline: true, Progress: os.Stderr}
+	set.Localize.Script = *script
+	if !set.UsesServer() && *script == "" && set.For(models.Localization).Model != models.Heuristic {
+		fmt.Fprintln(os.Stderr, models.NoServerNotice)
+	}
+	cfg := evalloc.Config{Instances: list, ReposDir: *repos, WorkDir: *work, Keep: *keep, Models: set,
+		MaxIter: *maxIter, Baseline: true, Progress: os.Stderr}
 	if *out != "" {
 		closeOut, err := predictionWriter(&cfg, *out)
 		if err != nil {

@@ -26,9 +26,10 @@ func init() {
 }
 
 type localizeFlags struct {
-	repo, issue, model, script, out string
-	iterations                      int
-	asJSON                          bool
+	repo, issue, script, out string
+	iterations               int
+	asJSON                   bool
+	models                   *modelFlags
 }
 
 func parseLocalizeFlags(args []string) (localizeFlags, error) {
@@ -36,7 +37,7 @@ func parseLocalizeFlags(args []string) (localizeFlags, error) {
 	fs := newFlags("localize")
 	fs.StringVar(&f.repo, "repo", ".", "repository `dir` to search")
 	fs.StringVar(&f.issue, "issue", "", "issue text `file`, or - for standard input")
-	fs.StringVar(&f.model, "model", "", "`name` of the model, or heuristic for the offline localizer (default: SWE_ADEPT_MODEL; heuristic without OPENAI_API_KEY)")
+	f.models = addModelFlags(fs, true)
 	fs.StringVar(&f.script, "script", "", "play a scripted transcript `file` instead of a model")
 	fs.IntVar(&f.iterations, "max-iterations", localize.DefaultMaxIterations, "search turns before the agent must rank")
 	fs.StringVar(&f.out, "out", "locations.json", "where to write the ranked locations (`file`)")
@@ -65,12 +66,17 @@ func runLocalize(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	set, err := f.models.settings()
+	if err != nil {
+		return err
+	}
+	set.Localize.Script = f.script
 	ix, err := buildIndexWithProgress(ctx, f.repo, os.Stderr)
 	if err != nil {
 		return err
 	}
 	s := index.NewSearcher(ix)
-	model, notice, err := localize.ChooseModel(localize.ModelChoice{Script: f.script, Model: f.model, Index: ix, Searcher: s})
+	model, notice, err := set.LocalizationModel(ix, s)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
-	"github.com/swe-adept/swe-adept/agent/localize"
 	"github.com/swe-adept/swe-adept/agent/resolve"
 	"github.com/swe-adept/swe-adept/agent/run"
 	"github.com/swe-adept/swe-adept/index"
@@ -33,9 +32,10 @@ func init() {
 }
 
 type runFlags struct {
-	repo, issue, approve, model, localizeModel string
-	scriptLocalize, scriptResolve, locations   string
-	resume                                     string
+	repo, issue, approve                     string
+	scriptLocalize, scriptResolve, locations string
+	resume                                   string
+	models                                   *modelFlags
 	headless, inPlace, apply                   bool
 	maxIter, maxTokens                         int
 	maxCost                                    float64
@@ -56,8 +56,7 @@ func parseRunFlags(args []string) (runFlags, error) {
 	fs.StringVar(&f.issue, "issue", "", "the issue text: a `file`, or - for stdin")
 	fs.BoolVar(&f.headless, "headless", false, "no screen: print events as JSON lines and a summary line")
 	fs.StringVar(&f.approve, "approve", "", "shell commands off the allow-list, reverts and merges: ask (the screen asks), auto or deny; default ask with the screen, auto headless")
-	fs.StringVar(&f.model, "model", "", "model `name` for both agents (OPENAI_API_KEY / OPENAI_BASE_URL; default SWE_ADEPT_MODEL)")
-	fs.StringVar(&f.localizeModel, "localize-model", "", "localization model: heuristic (offline) or a `name`; default --model, or heuristic without a key")
+	f.models = addModelFlags(fs, false)
 	fs.StringVar(&f.scriptLocalize, "script-localize", "", "play the localization agent's transcript `file` instead of a model")
 	fs.StringVar(&f.scriptResolve, "script-resolve", "", "play the resolution agent's transcript `file` instead of a model")
 	fs.StringVar(&f.locations, "locations", "", "skip localization: ranked locations from a locations.json or a list `file`")
@@ -146,56 +145,36 @@ func runOptions(f runFlags, stdin io.Reader) (run.Options, error) {
 		}
 		opts.Locations = locs
 	}
-	var err error
-	if opts.ResolveModel, err = resolveModel(f); err != nil {
+	set, err := f.models.settings()
+	if err != nil {
 		return opts, err
+	}
+	set.Localize.Script, set.Resolve.Script, set.ScriptDelay = f.scriptLocalize, f.scriptResolve, f.scriptDelay
+	if opts.ResolveModel, err = set.ResolutionModel(); err != nil {
+		return opts, scriptOrModelError("--script-resolve", f.scriptResolve, err)
 	}
 	switch {
 	case opts.Locations != nil || f.resume != "":
 	case f.scriptLocalize != "":
-		opts.LocalizeModel, err = scriptedModel(f.scriptLocalize, "localize", f.scriptDelay)
+		// A script needs no index: load it now so a bad file fails at once.
+		if opts.LocalizeModel, _, err = set.LocalizationModel(nil, nil); err != nil {
+			return opts, scriptOrModelError("--script-localize", f.scriptLocalize, err)
+		}
 	default:
-		name := nonEmptyStr(f.localizeModel, f.model)
 		opts.Localizer = func(ix *index.Index) (llm.Model, string, error) {
-			return localize.ChooseModel(localize.ModelChoice{Model: name, Index: ix})
+			return set.LocalizationModel(ix, nil)
 		}
 	}
-	return opts, err
+	return opts, nil
 }
 
-// resolveModel is the resolution agent's model: a script, or an
-// OpenAI-compatible server.
-func resolveModel(f runFlags) (llm.Model, error) {
-	if f.scriptResolve != "" {
-		return scriptedModel(f.scriptResolve, "resolve", f.scriptDelay)
+// scriptOrModelError words a model that could not be built: a bad script
+// names its flag; anything else is explained by explainModelError.
+func scriptOrModelError(flagName, script string, err error) error {
+	if script != "" {
+		return usagef("%s: %v", flagName, err)
 	}
-	if strings.TrimSpace(os.Getenv("OPENAI_API_KEY")) == "" && strings.TrimSpace(os.Getenv("OPENAI_BASE_URL")) == "" {
-		return nil, usagef("no model configured for the resolution agent: set OPENAI_API_KEY (or OPENAI_BASE_URL for a local server) and --model NAME, " +
-			"or play a transcript with --script-resolve FILE (localization can run offline with --localize-model heuristic)")
-	}
-	cfg := llm.ConfigFromEnv(f.model)
-	if strings.TrimSpace(cfg.Model) == "" {
-		return nil, usagef("no model name: pass --model NAME or set SWE_ADEPT_MODEL")
-	}
-	m, err := llm.NewOpenAI(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("resolution model: %w", err)
-	}
-	return m, nil
-}
-
-func scriptedModel(path, agent string, delay time.Duration) (llm.Model, error) {
-	var s *llm.Script
-	var err error
-	for _, name := range []string{agent, map[string]string{"resolve": "resolution", "localize": "localization"}[agent]} {
-		if s, err = llm.LoadAgentScript(path, name); err == nil {
-			break
-		}
-	}
-	if err != nil {
-		return nil, usagef("--script-%s: %v", agent, err)
-	}
-	return llm.NewScripted(s, llm.WithDelay(delay)), nil
+	return explainModelError(err)
 }
 
 func nonEmptyStr(a, b string) string {

@@ -7,13 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/swe-adept/swe-adept/agent/atomicfile"
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
-	"github.com/swe-adept/swe-adept/agent/localize"
+	"github.com/swe-adept/swe-adept/agent/models"
 	"github.com/swe-adept/swe-adept/agent/run"
 	"github.com/swe-adept/swe-adept/index"
 )
@@ -22,9 +21,10 @@ import (
 // resolution with hypotheses and checkpoints) in the instance's checkout,
 // answering approvals automatically, and copies the run folder out.
 type AgentRunner struct {
-	Model          string // resolution model (OpenAI-compatible); also localization unless LocalizeModel
-	LocalizeModel  string // "heuristic" or a name; "": Model, or the heuristic without a key
-	ScriptLocalize string // a transcript file, or a folder of <instance id>.json
+	// Models are the model settings; on a worker, its own environment
+	// supplies the keys (and the header values named "$NAME").
+	Models         models.Settings `json:"models"`
+	ScriptLocalize string          // a transcript file, or a folder of <instance id>.json
 	ScriptResolve  string
 
 	MaxIterations         int
@@ -32,8 +32,6 @@ type AgentRunner struct {
 	MaxCost               float64 // dollars per instance
 	MaxTokens             int     // per instance
 	CommandTimeout        time.Duration
-
-	Getenv func(string) string `json:"-"` // nil: os.Getenv
 }
 
 // Check reports a configuration that cannot run any instance, so a batch
@@ -43,21 +41,7 @@ func (a AgentRunner) Check() error {
 		_, err := os.Stat(a.ScriptResolve)
 		return err
 	}
-	getenv := a.getenv()
-	if strings.TrimSpace(getenv("OPENAI_API_KEY")) == "" && strings.TrimSpace(getenv("OPENAI_BASE_URL")) == "" {
-		return errors.New("no model for the resolution agent: set OPENAI_API_KEY (or OPENAI_BASE_URL) and --model NAME, or play transcripts with --script-resolve")
-	}
-	if llm.ConfigFrom(getenv, a.Model).Model == "" {
-		return errors.New("no model name: pass --model NAME or set SWE_ADEPT_MODEL")
-	}
-	return nil
-}
-
-func (a AgentRunner) getenv() func(string) string {
-	if a.Getenv != nil {
-		return a.Getenv
-	}
-	return os.Getenv
+	return a.Models.Check()
 }
 
 // Run resolves one instance.
@@ -66,19 +50,15 @@ func (a AgentRunner) Run(ctx context.Context, job Job) (Result, error) {
 	opts := run.Options{Repo: job.Workdir, Issue: job.Task.ProblemStatement, Approve: "auto", InPlace: true,
 		MaxIterations: a.MaxIterations, LocalizeMaxIterations: a.LocalizeMaxIterations, MaxCost: a.MaxCost,
 		MaxTokens: a.MaxTokens, CommandTimeout: a.CommandTimeout, ID: DirName(id)}
-	var err error
-	if opts.ResolveModel, err = a.resolveModel(id); err != nil {
+	set, err := a.settingsFor(id)
+	if err != nil {
 		return Result{Status: StatusSetup}, err
 	}
-	if a.ScriptLocalize != "" {
-		if opts.LocalizeModel, err = scripted(a.ScriptLocalize, id, "localize", "localization"); err != nil {
-			return Result{Status: StatusSetup}, err
-		}
-	} else {
-		name := nonEmpty(a.LocalizeModel, a.Model)
-		opts.Localizer = func(ix *index.Index) (llm.Model, string, error) {
-			return localize.ChooseModel(localize.ModelChoice{Model: name, Index: ix, Getenv: a.Getenv})
-		}
+	if opts.ResolveModel, err = set.ResolutionModel(); err != nil {
+		return Result{Status: StatusSetup}, fmt.Errorf("resolution model: %w", err)
+	}
+	opts.Localizer = func(ix *index.Index) (llm.Model, string, error) {
+		return set.LocalizationModel(ix, nil)
 	}
 	r, err := run.Start(ctx, opts)
 	if err != nil {
@@ -98,31 +78,16 @@ func (a AgentRunner) Run(ctx context.Context, job Job) (Result, error) {
 	return res, runErr
 }
 
-func (a AgentRunner) resolveModel(id string) (llm.Model, error) {
-	if a.ScriptResolve != "" {
-		return scripted(a.ScriptResolve, id, "resolve", "resolution")
+// settingsFor is the model settings for one instance: its own scripts
+// where the runner plays a folder of them.
+func (a AgentRunner) settingsFor(id string) (models.Settings, error) {
+	set := a.Models
+	var err error
+	if set.Resolve.Script, err = ScriptFor(a.ScriptResolve, id); err != nil {
+		return set, err
 	}
-	m, err := llm.NewOpenAI(llm.ConfigFrom(a.getenv(), a.Model))
-	if err != nil {
-		return nil, fmt.Errorf("resolution model: %w", err)
-	}
-	return m, nil
-}
-
-// scripted loads an agent's script for an instance; a file may hold one
-// script or one per agent under either of its names.
-func scripted(path, id string, names ...string) (llm.Model, error) {
-	p, err := ScriptFor(path, id)
-	if err != nil {
-		return nil, err
-	}
-	var s *llm.Script
-	for _, n := range names {
-		if s, err = llm.LoadAgentScript(p, n); err == nil {
-			return llm.NewScripted(s), nil
-		}
-	}
-	return nil, fmt.Errorf("script %s: %w", p, err)
+	set.Localize.Script, err = ScriptFor(a.ScriptLocalize, id)
+	return set, err
 }
 
 func addUsage(a, b event.UsageInfo) event.UsageInfo {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/swe-adept/swe-adept/agent/models"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,7 +36,7 @@ func inventoryBatch(t *testing.T) (repos string, ins []swebench.Instance) {
 
 func agentRunner() AgentRunner {
 	return AgentRunner{ScriptLocalize: filepath.Join(runSample, "localize.json"),
-		ScriptResolve: filepath.Join(runSample, "resolve.json"), Getenv: func(string) string { return "" }}
+		ScriptResolve: filepath.Join(runSample, "resolve.json"), Models: models.Settings{Getenv: func(string) string { return "" }}}
 }
 
 // TestAgentBatchKilledAndResumed runs whole scripted runs: the batch is

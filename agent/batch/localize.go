@@ -11,6 +11,7 @@ import (
 
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/localize"
+	"github.com/swe-adept/swe-adept/agent/models"
 	"github.com/swe-adept/swe-adept/index"
 )
 
@@ -18,7 +19,7 @@ import (
 // resolution: the batch behind --localize-only. Its run folders hold
 // events.jsonl (replayable) and locations.json.
 type LocalizeRunner struct {
-	Model         string // "heuristic", a model name, or "" to pick as localize does
+	Models        models.Settings
 	Script        string // a scripted transcript, or a folder of <instance id>.json
 	MaxIterations int
 	MaxCost       float64
@@ -35,7 +36,9 @@ func (l LocalizeRunner) Run(ctx context.Context, job Job) (Result, error) {
 	if err != nil {
 		return Result{Status: StatusSetup, Index: ix}, err
 	}
-	model, _, err := localize.ChooseModel(localize.ModelChoice{Script: script, Model: l.Model, Index: ix})
+	set := l.Models
+	set.Localize.Script = script
+	model, _, err := set.LocalizationModel(ix, nil)
 	if err != nil {
 		return Result{Status: StatusSetup, Index: ix}, err
 	}

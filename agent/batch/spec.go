@@ -13,7 +13,7 @@ type RunnerSpec struct {
 func (s RunnerSpec) Runner() Runner {
 	a := s.Agent
 	if s.LocalizeOnly {
-		return LocalizeRunner{Model: nonEmpty(a.LocalizeModel, a.Model), Script: a.ScriptLocalize, MaxIterations: a.LocalizeMaxIterations,
+		return LocalizeRunner{Models: a.Models, Script: a.ScriptLocalize, MaxIterations: a.LocalizeMaxIterations,
 			MaxCost: a.MaxCost, MaxTokens: a.MaxTokens}
 	}
 	return a

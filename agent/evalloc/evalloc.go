@@ -15,6 +15,7 @@ import (
 
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/localize"
+	"github.com/swe-adept/swe-adept/agent/models"
 	"github.com/swe-adept/swe-adept/agent/swebench"
 	"github.com/swe-adept/swe-adept/index"
 )
@@ -25,8 +26,7 @@ type Config struct {
 	ReposDir  string // DIR/OWNER/NAME: clones or bare mirrors
 	WorkDir   string // where repositories are exported; "" makes a temp dir
 	Keep      bool   // keep the exported trees
-	Model     string // "heuristic" or a model name ("" picks as localize does)
-	Script    string // a scripted localization transcript, for tests
+	Models    models.Settings // the localization agent's model (its Script plays a transcript)
 	MaxIter   int
 	Baseline  bool      // also score BM25 over units
 	Progress  io.Writer // one line per instance; nil: silent
@@ -65,7 +65,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	defer cleanup()
-	res := &Result{Model: cfg.Model}
+	res := &Result{Model: cfg.Models.For(models.Localization).Model}
 	var scores, failed, base, baseFailed []swebench.Score
 	for i, in := range cfg.Instances {
 		if ctx.Err() != nil {
@@ -142,7 +142,7 @@ func evalOne(ctx context.Context, cfg Config, in swebench.Instance, dest string,
 // gold, no patch) reaches the model.
 func localizeOne(ctx context.Context, cfg Config, ix *index.Index, task swebench.Task, name *string) (*localize.Locations, error) {
 	s := index.NewSearcher(ix)
-	model, _, err := localize.ChooseModel(localize.ModelChoice{Script: cfg.Script, Model: cfg.Model, Index: ix, Searcher: s})
+	model, _, err := cfg.Models.LocalizationModel(ix, s)
 	if err != nil {
 		return nil, err
 	}

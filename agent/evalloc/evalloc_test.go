@@ -2,6 +2,7 @@ package evalloc
 
 import (
 	"context"
+	"github.com/swe-adept/swe-adept/agent/models"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,7 +64,7 @@ func TestRunScoresAndFailsOnlyTheBrokenInstance(t *testing.T) {
 			GoldFiles: []string{"x.py"}, GoldFunctions: []string{"x.py:f"}},
 	}
 	var preds []swebench.LocAgentOutput
-	res, err := Run(context.Background(), Config{Instances: instances, ReposDir: repos, Model: "heuristic", Baseline: true,
+	res, err := Run(context.Background(), Config{Instances: instances, ReposDir: repos, Models: models.Settings{Shared: models.Agent{Model: "heuristic"}}, Baseline: true,
 		Predict: func(o swebench.LocAgentOutput) error { preds = append(preds, o); return nil }})
 	if err != nil {
 		t.Fatal(err)

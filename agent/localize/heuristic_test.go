@@ -74,43 +74,6 @@ func TestHeuristicRespectsIterationLimit(t *testing.T) {
 	}
 }
 
-func TestChooseModel(t *testing.T) {
-	ix, s := sample(t)
-	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	tests := []struct {
-		name       string
-		choice     ModelChoice
-		wantName   string
-		wantNotice string
-		wantErr    bool
-	}{
-		{"script", ModelChoice{Script: "../../testdata/localize/script.json"}, "scripted-localizer", "", false},
-		{"missing script", ModelChoice{Script: "nope.json"}, "", "", true},
-		{"no key", ModelChoice{Index: ix, Searcher: s, Getenv: env(nil)}, "heuristic", NoKeyNotice, false},
-		{"no key, model named", ModelChoice{Model: "gpt-x", Index: ix, Getenv: env(nil)}, "heuristic", NoKeyNotice, false},
-		{"asked for", ModelChoice{Model: "heuristic", Index: ix, Getenv: env(map[string]string{"OPENAI_API_KEY": "k"})}, "heuristic", "", false},
-		{"openai", ModelChoice{Model: "gpt-x", Getenv: env(map[string]string{"OPENAI_API_KEY": "k"})}, "gpt-x", "", false},
-		{"openai from env", ModelChoice{Getenv: env(map[string]string{"OPENAI_API_KEY": "k", "SWE_ADEPT_MODEL": "m2"})}, "m2", "", false},
-		{"local server", ModelChoice{Model: "llama", Getenv: env(map[string]string{"OPENAI_BASE_URL": "http://localhost:1/v1"})}, "llama", "", false},
-		{"key but no model", ModelChoice{Getenv: env(map[string]string{"OPENAI_API_KEY": "k"})}, "", "", true},
-		{"heuristic without index", ModelChoice{Model: "heuristic", Getenv: env(nil)}, "", "", true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			m, notice, err := ChooseModel(tc.choice)
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("err %v, want error %v", err, tc.wantErr)
-			}
-			if err != nil {
-				return
-			}
-			if m.Name() != tc.wantName || notice != tc.wantNotice {
-				t.Errorf("got %s %q, want %s %q", m.Name(), notice, tc.wantName, tc.wantNotice)
-			}
-		})
-	}
-}
-
 // BenchmarkRunHeuristic is one whole offline localization of the sample
 // issue: search, both filter stages, tree and events.
 func BenchmarkRunHeuristic(b *testing.B) {

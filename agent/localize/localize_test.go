@@ -97,11 +97,11 @@ func runWith(t *testing.T, m llm.Model, iterations int) (*Locations, []event.Eve
 
 func scripted(t *testing.T) llm.Model {
 	t.Helper()
-	m, notice, err := ChooseModel(ModelChoice{Script: "../../testdata/localize/script.json"})
-	if err != nil || notice != "" {
-		t.Fatalf("ChooseModel(script) = %v, %q", err, notice)
+	sc, err := llm.LoadAgentScript("../../testdata/localize/script.json", "localize")
+	if err != nil {
+		t.Fatalf("load script: %v", err)
 	}
-	return m
+	return llm.NewScripted(sc)
 }
 
 func node(t *testing.T, loc *Locations, id string) event.Node {
