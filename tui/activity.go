@@ -31,14 +31,55 @@ type activityPane struct {
 	log    []logLine
 	usage  map[string]event.UsageInfo
 	busy   map[string]string
-	said   map[string]string // each agent's last logged words
+	said   map[string]string           // each agent's last logged words
+	since  map[string]time.Time        // when each agent's model call began
+	retry  map[string]*event.RetryInfo // a call waiting to be tried again
 	spin   spinner.Model
 	offset int // lines scrolled up from the bottom
 }
 
 func newActivityPane() activityPane {
 	sp := spinner.New(spinner.WithSpinner(spinner.MiniDot))
-	return activityPane{usage: map[string]event.UsageInfo{}, busy: map[string]string{}, said: map[string]string{}, spin: sp}
+	return activityPane{usage: map[string]event.UsageInfo{}, busy: map[string]string{}, said: map[string]string{},
+		since: map[string]time.Time{}, retry: map[string]*event.RetryInfo{}, spin: sp}
+}
+
+// startCall marks an agent waiting for its model. The clock is the
+// screen's, not the event's, so a replayed run shows no stale wait.
+func (a *activityPane) startCall(agent string) {
+	a.busy[agent] = "thinking"
+	a.since[agent] = time.Now()
+	delete(a.retry, agent)
+}
+
+// retrying notes a failed call that will be tried again.
+func (a *activityPane) retrying(e event.Event) {
+	a.retry[e.Agent] = e.Retry
+	a.add(e, e.Text, "note")
+}
+
+// slowCall is how long a model call runs before its time is shown.
+const slowCall = 3 * time.Second
+
+// busyText is what an agent is doing: a tool, or its model call with the
+// time it has taken and any wait for a retry.
+func (a *activityPane) busyText(agent string) string {
+	what := a.busy[agent]
+	if what != "thinking" {
+		return what
+	}
+	if r := a.retry[agent]; r != nil {
+		why := "connection"
+		if r.Status != 0 {
+			why = fmt.Sprint(r.Status)
+		}
+		left := max(time.Until(r.Until), 0).Round(time.Second)
+		what = fmt.Sprintf("retrying in %s (%s)", left, why)
+	}
+	if d := time.Since(a.since[agent]); !a.since[agent].IsZero() && d >= slowCall {
+		what += fmt.Sprintf(" · %s", d.Round(time.Second))
+	}
+	return what
 }
 
 func (a *activityPane) add(e event.Event, text, style string) {
@@ -98,10 +139,10 @@ func (a *activityPane) meters(st Styles) []string {
 	for _, ag := range slices.Sorted(maps.Keys(agents)) {
 		line := st.agent(ag).Render(fmt.Sprintf("%-8s", ag))
 		if u, ok := a.usage[ag]; ok {
-			line += fmt.Sprintf(" %s tok · %d calls · %s", tokens(u.PromptTokens+u.CompletionTokens), u.Calls, cost(u.Cost, u.Priced))
+			line += fmt.Sprintf(" %s tok · %d calls · %s%s", tokens(u.PromptTokens+u.CompletionTokens), u.Calls, cost(u.Cost, u.Priced), contextUse(u))
 		}
-		if what, ok := a.busy[ag]; ok {
-			line += " " + st.Current.Render(a.spin.View()+" "+what)
+		if _, ok := a.busy[ag]; ok {
+			line += " " + st.Current.Render(a.spin.View()+" "+a.busyText(ag))
 		}
 		out = append(out, line)
 	}
@@ -200,6 +241,18 @@ func tokens(n int) string {
 		return fmt.Sprintf("%.1fk", float64(n)/1e3)
 	}
 	return fmt.Sprint(n)
+}
+
+// contextUse is how full the agent's context was on its last call:
+// " · ctx 41.2k/400.0k", or " · ctx 41.2k" when the window is unknown.
+func contextUse(u event.UsageInfo) string {
+	switch {
+	case u.Context == 0:
+		return ""
+	case u.Window > 0:
+		return fmt.Sprintf(" · ctx %s/%s", tokens(u.Context), tokens(u.Window))
+	}
+	return " · ctx " + tokens(u.Context)
 }
 
 // cost prints dollars, or "unpriced" for a model without a price: never a

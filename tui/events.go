@@ -38,7 +38,9 @@ func (m *Model) apply(e event.Event) {
 	case event.IndexProgress:
 		m.run.progress = e.Progress
 	case event.ModelCall:
-		m.act.busy[e.Agent] = "thinking"
+		m.act.startCall(e.Agent)
+	case event.Retry:
+		m.act.retrying(e)
 	case event.ModelReply:
 		m.modelReply(e)
 	case event.ToolCall:

@@ -30,6 +30,7 @@ const (
 	Message       Type = "message"        // Text: a note for the activity log (engineer notes, runtime notices)
 	Usage         Type = "usage"          // Usage totals per agent
 	Error         Type = "error"          // Text: an error the run survived or ended with
+	Retry         Type = "retry"          // Retry, Text: a model call failed and will be tried again
 	Done          Type = "done"           // Done: the run ended
 )
 
@@ -60,6 +61,7 @@ type Event struct {
 	Diff       *DiffInfo        `json:"diff,omitempty"`
 	Approval   *ApprovalRequest `json:"approval,omitempty"`
 	Usage      *UsageInfo       `json:"usage,omitempty"`
+	Retry      *RetryInfo       `json:"retry,omitempty"`
 	Done       *DoneInfo        `json:"done,omitempty"`
 }
 
@@ -172,6 +174,19 @@ type UsageInfo struct {
 	Calls            int     `json:"calls"`
 	Cost             float64 `json:"cost"`
 	Priced           bool    `json:"priced"` // false: the model has no price; show "unpriced", never $0
+	CachedTokens     int     `json:"cached_tokens,omitempty"`
+	// Context is the size of the last call (prompt and reply), Window the
+	// model's context window when known: how full the context is.
+	Context int `json:"context,omitempty"`
+	Window  int `json:"window,omitempty"`
+}
+
+// RetryInfo is a model call waiting to be tried again.
+type RetryInfo struct {
+	Attempt     int       `json:"attempt"`          // the attempt that failed
+	Status      int       `json:"status,omitempty"` // its HTTP status; 0 for a connection failure
+	WaitSeconds float64   `json:"wait_seconds"`
+	Until       time.Time `json:"until"`
 }
 
 // DoneInfo ends a run.

@@ -44,6 +44,23 @@ func New(cfg Config) *Families {
 	return &Families{cfg: cfg, mem: mem}
 }
 
+// Memo is the working memory in a few lines, for a conversation trimmed
+// to fit the model's context window: the hypotheses, and the current one's
+// to-dos, so the agent does not lose its plan with the old turns.
+func (f *Families) Memo() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	hyps := f.mem.RenderHypotheses()
+	if strings.TrimSpace(hyps) == "" {
+		return ""
+	}
+	memo := "Your hypotheses so far:\n" + hyps
+	if h := f.mem.CurrentHypothesis(); h != nil {
+		memo += "\nTo-dos of the current hypothesis " + h.ID + ":\n" + memory.RenderTodos(h)
+	}
+	return memo
+}
+
 // Memory is the working memory (read it under no lock only when the agent is idle).
 func (f *Families) Memory() *memory.Memory { return f.mem }
 

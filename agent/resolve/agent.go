@@ -47,6 +47,9 @@ type Config struct {
 	// History continues an earlier conversation (a resumed run); the agent
 	// repairs an interrupted turn and adds ResumeNote.
 	History []llm.Message
+	// Memo, when set, is what a conversation trimmed to fit the context
+	// window must keep in view (the current hypothesis and its to-dos).
+	Memo func() string
 	// OnStep sees the conversation after every tool call, to save the
 	// transcript as it grows. It runs on the agent's goroutine.
 	OnStep func(msgs []llm.Message)
@@ -98,6 +101,7 @@ func (a *Agent) loopConfig() tool.Config {
 	return tool.Config{
 		Agent: event.Resolver, Model: a.cfg.Model, Tools: a.tools, Bus: a.cfg.Bus, Gate: a.cfg.Gate,
 		MaxIterations: a.cfg.MaxIterations, MaxTokens: a.cfg.MaxTokens, MaxCost: a.cfg.MaxCost, Usage: a.cfg.Usage,
+		Memo: a.cfg.Memo,
 		AfterCall: func(context.Context, llm.ToolCall, tool.Output) {
 			if a.cfg.OnStep != nil {
 				a.cfg.OnStep(a.loop.Messages)

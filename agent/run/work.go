@@ -91,6 +91,9 @@ func (r *Run) emitStarted(st *state) {
 		info.Localize = m.Name()
 	}
 	r.emit(event.Event{Type: event.RunStarted, Run: info})
+	if note := r.costGuard(); note != "" {
+		r.emit(event.Event{Type: event.Message, Text: note})
+	}
 	if r.meta != nil {
 		r.emit(event.Event{Type: event.Message, Text: "resumed run " + r.ID + " in " + st.ws.Dir})
 	}
@@ -199,7 +202,7 @@ func (r *Run) resolveIssue(ctx context.Context, st *state) error {
 		Extra: fam.Tools(), Bus: r.bus, Gate: r.gate, Approver: r.approver(), Mode: r.mode, Allow: r.opts.Allow,
 		MaxIterations: r.opts.MaxIterations, MaxTokens: maxTok, MaxCost: maxCost, Usage: &usage,
 		CommandTimeout: r.opts.CommandTimeout, CommandBudget: r.opts.CommandBudget,
-		History: st.history, OnStep: func(msgs []llm.Message) { r.saveTranscript(st, msgs) },
+		History: st.history, OnStep: func(msgs []llm.Message) { r.saveTranscript(st, msgs) }, Memo: fam.Memo,
 	})
 	if err != nil {
 		return err

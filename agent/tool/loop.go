@@ -44,6 +44,9 @@ type Config struct {
 	AfterCall func(ctx context.Context, call llm.ToolCall, out Output)
 	// Usage accumulates across loops of the same agent; nil: the loop's own.
 	Usage *event.UsageInfo
+	// Memo is what a conversation trimmed to fit the context window must
+	// keep in view; nil: nothing beyond the opening messages.
+	Memo func() string
 }
 
 // Result is how the loop ended.
@@ -63,6 +66,7 @@ type Loop struct {
 	Messages []llm.Message
 	seen     map[string]int
 	iter     int
+	win      window
 }
 
 // NewLoop starts a loop on the given opening messages.
@@ -76,7 +80,7 @@ func NewLoop(cfg Config, messages ...llm.Message) *Loop {
 	if cfg.Usage == nil {
 		cfg.Usage = &event.UsageInfo{Priced: true}
 	}
-	return &Loop{cfg: cfg, Messages: messages, seen: map[string]int{}}
+	return &Loop{cfg: cfg, Messages: messages, seen: map[string]int{}, win: window{size: llm.WindowOf(cfg.Model)}}
 }
 
 // Run runs the loop. The error is non-nil only for ExitError and Cancelled.
@@ -149,20 +153,19 @@ func (l *Loop) deliverNotes() {
 func (l *Loop) complete(ctx context.Context) (llm.Response, error) {
 	l.iter++
 	l.emit(event.Event{Type: event.ModelCall})
-	resp, err := l.cfg.Model.Complete(ctx, llm.Request{
-		Messages:    l.Messages,
-		Tools:       l.cfg.Tools.Schemas(),
-		Temperature: l.cfg.Temperature,
-	})
+	resp, sent, err := l.send(ctx, llm.Request{Tools: l.cfg.Tools.Schemas(), Temperature: l.cfg.Temperature})
 	if err != nil {
 		return resp, fmt.Errorf("%s model call %d: %w", l.cfg.Agent, l.iter, err)
 	}
+	l.win.calibrate(sent, resp.Usage.PromptTokens)
 	u := l.cfg.Usage
 	u.Calls++
 	u.PromptTokens += resp.Usage.PromptTokens
 	u.CompletionTokens += resp.Usage.CompletionTokens
+	u.CachedTokens += resp.Usage.CachedTokens
 	u.Cost += resp.Usage.Cost
 	u.Priced = u.Priced && resp.Usage.Priced
+	u.Context, u.Window = resp.Usage.PromptTokens+resp.Usage.CompletionTokens, l.win.size
 	usage := *u
 	l.emit(event.Event{Type: event.ModelReply, Text: resp.Message.Content, Usage: &usage})
 	return resp, nil
