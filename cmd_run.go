@@ -36,11 +36,11 @@ type runFlags struct {
 	scriptLocalize, scriptResolve, locations string
 	resume                                   string
 	models                                   *modelFlags
-	headless, inPlace, apply                   bool
-	maxIter, maxTokens                         int
-	maxCost                                    float64
-	cmdTimeout, cmdBudget, scriptDelay         time.Duration
-	allow                                      listFlag
+	headless, inPlace, apply                 bool
+	maxIter, maxTokens                       int
+	maxCost                                  float64
+	cmdTimeout, cmdBudget, scriptDelay       time.Duration
+	allow                                    listFlag
 }
 
 // listFlag is a repeatable string flag.

@@ -23,9 +23,9 @@ import (
 // Config is one evaluation.
 type Config struct {
 	Instances []swebench.Instance
-	ReposDir  string // DIR/OWNER/NAME: clones or bare mirrors
-	WorkDir   string // where repositories are exported; "" makes a temp dir
-	Keep      bool   // keep the exported trees
+	ReposDir  string          // DIR/OWNER/NAME: clones or bare mirrors
+	WorkDir   string          // where repositories are exported; "" makes a temp dir
+	Keep      bool            // keep the exported trees
 	Models    models.Settings // the localization agent's model (its Script plays a transcript)
 	MaxIter   int
 	Baseline  bool      // also score BM25 over units

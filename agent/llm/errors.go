@@ -25,8 +25,8 @@ type CallError struct {
 	// 0 when it named none.
 	Window   int
 	overflow bool
-	msg       string
-	cause     error // only context errors, so errors.Is(err, context.Canceled) works
+	msg      string
+	cause    error // only context errors, so errors.Is(err, context.Canceled) works
 }
 
 func (e *CallError) Error() string { return e.msg }

@@ -42,7 +42,7 @@ type Settings struct {
 	Shared   Agent                `toml:"model" json:"model"` // both agents
 	Localize Agent                `toml:"localize" json:"localize"`
 	Resolve  Agent                `toml:"resolve" json:"resolve"`
-	Prices   map[string]llm.Price `toml:"prices" json:"prices,omitempty"` // the engineer's own prices, by model name prefix
+	Prices   map[string]llm.Price `toml:"prices" json:"prices,omitempty"`     // the engineer's own prices, by model name prefix
 	Timeout  string               `toml:"timeout" json:"timeout,omitempty"`   // one HTTP attempt, e.g. "5m"
 	Attempts int                  `toml:"attempts" json:"attempts,omitempty"` // tries per call
 
