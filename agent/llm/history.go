@@ -40,6 +40,8 @@ func Fit(msgs []Message, budget int, keep Keep, count func(...Message) int) Fitt
 		return Fitted{Messages: out, Tokens: total}
 	}
 	head, tail := openingEnd(out), tailStart(out, keep.Tail)
+	// The note saying what was left out takes room of its own.
+	budget -= count(Message{Role: User, Content: elisionNote(Fitted{Elided: 999, Dropped: 999}, keep.Memo)})
 	f := Fitted{}
 	for pass := 0; pass < 2 && total > budget; pass++ {
 		for i := head; i < tail && total > budget; i++ {

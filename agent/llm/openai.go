@@ -2,6 +2,7 @@ package llm
 
 import (
 	"cmp"
+	"encoding/json"
 	"context"
 	"errors"
 	"fmt"
@@ -199,11 +200,11 @@ func (o *OpenAI) usage(ctx context.Context, req Request, msg Message, u openai.U
 	if d := u.CompletionTokensDetails; d != nil {
 		usage.ReasoningTokens = d.ReasoningTokens
 	}
-	sent := EstimateTokens(req.Messages...)
+	sent := EstimateTokens(req.Messages...) + schemaTokens(req.Tools)
 	if usage.PromptTokens == 0 && usage.CompletionTokens == 0 {
 		// Some local servers report no usage; an estimate beats a blank meter.
-		usage.PromptTokens, usage.CompletionTokens = sent, EstimateTokens(msg)
-	} else if sent > 2048 && usage.PromptTokens*2 < sent {
+		usage.PromptTokens, usage.CompletionTokens = EstimateTokens(req.Messages...), EstimateTokens(msg)
+	} else if sent > 2048 && float64(usage.PromptTokens) < 0.85*float64(sent) {
 		// Ollama cuts a prompt longer than its num_ctx without a word.
 		text := fmt.Sprintf("%s read %d prompt tokens of about %d sent: the server may be truncating the prompt "+
 			"(for Ollama, raise num_ctx)", o.cfg.BaseURL, usage.PromptTokens, sent)
@@ -344,6 +345,15 @@ func assignCallIDs(calls []ToolCall, history []Message) {
 		}
 		calls[i].ID, used[id] = id, true
 	}
+}
+
+// schemaTokens estimates what the tool schemas add to a prompt.
+func schemaTokens(tools []Tool) int {
+	if len(tools) == 0 {
+		return 0
+	}
+	b, _ := json.Marshal(tools)
+	return len(b) / 4
 }
 
 // EstimateTokens guesses a token count as a quarter of the characters, the

@@ -30,6 +30,7 @@ type attemptInfo struct {
 	patch        patchRequest      // set before the attempt: the request's additions
 	headers      map[string]string // set before the attempt: extra headers
 	extras       wireExtras        // filled from a successful response
+	upstream     string            // a router's wrapped upstream error (OpenRouter's metadata.raw)
 }
 
 type attemptKey struct{}
@@ -57,6 +58,15 @@ func (d *recordingDoer) Do(req *http.Request) (*http.Response, error) {
 	info.status = resp.StatusCode
 	info.retryAfter = resp.Header.Get("Retry-After")
 	info.retryAfterMs = resp.Header.Get("Retry-After-Ms")
+	if resp.StatusCode >= 400 {
+		raw, rerr := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		if rerr != nil {
+			return nil, rerr
+		}
+		info.upstream = upstreamError(raw)
+		resp.Body = io.NopCloser(bytes.NewReader(raw))
+	}
 	if resp.StatusCode == http.StatusOK {
 		raw, rerr := io.ReadAll(resp.Body)
 		resp.Body.Close()
@@ -146,6 +156,11 @@ func (o *OpenAI) classify(ctx context.Context, info *attemptInfo, err error) *Ca
 	status, detail, code := errorDetail(err)
 	if status == 0 {
 		status = info.status
+	}
+	if info.upstream != "" {
+		// A router's own message ("Provider returned error") says nothing;
+		// the provider's error under it says what went wrong.
+		detail = info.upstream
 	}
 	if status == 0 {
 		return o.transportError(err)

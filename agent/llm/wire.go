@@ -59,6 +59,9 @@ func decodeObject(raw []byte) (map[string]any, error) {
 	if err := dec.Decode(&body); err != nil {
 		return nil, err
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("data after the JSON object")
+	}
 	return body, nil
 }
 
@@ -283,4 +286,20 @@ func markCache(msg map[string]any) {
 	msg["content"] = []any{map[string]any{
 		"type": "text", "text": text, "cache_control": map[string]any{"type": "ephemeral"},
 	}}
+}
+
+// upstreamError is the provider's error a router wrapped in its own
+// (OpenRouter: error.metadata.raw), or "".
+func upstreamError(raw []byte) string {
+	var body struct {
+		Error struct {
+			Metadata struct {
+				Raw string `json:"raw"`
+			} `json:"metadata"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(raw, &body) != nil {
+		return ""
+	}
+	return body.Error.Metadata.Raw
 }

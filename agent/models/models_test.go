@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -200,9 +201,25 @@ func TestAddPrices(t *testing.T) {
 	if s.Prices["a"] != (llm.Price{Input: 1, Output: 2}) || s.Prices["b"] != (llm.Price{Input: 1, CachedInput: 0.5, Output: 3}) {
 		t.Errorf("prices = %v", s.Prices)
 	}
-	for _, bad := range []string{"a", "=1/2", "a=1", "a=1/2/3/4", "a=-1/2"} {
+	for _, bad := range []string{"a", "=1/2", "a=1", "a=1/2/3/4", "a=-1/2", "a=NaN/1", "a=1/Inf"} {
 		if err := (&Settings{}).AddPrices(bad); err == nil {
 			t.Errorf("AddPrices(%q) accepted", bad)
 		}
 	}
+}
+
+func FuzzAddPrices(f *testing.F) {
+	f.Add("a=1/2,b=1/0.5/3")
+	f.Add("=,/")
+	f.Fuzz(func(t *testing.T, spec string) {
+		var s Settings
+		if err := s.AddPrices(spec); err != nil {
+			return
+		}
+		for name, p := range s.Prices {
+			if name == "" || !(p.Input >= 0 && p.Output >= 0 && p.CachedInput >= 0) || math.IsInf(p.Input+p.Output+p.CachedInput, 0) {
+				t.Fatalf("accepted %q as %q: %+v", spec, name, p)
+			}
+		}
+	})
 }

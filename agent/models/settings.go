@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -166,7 +167,7 @@ func parseRates(rates string) (llm.Price, error) {
 	nums := make([]float64, len(parts))
 	for i, p := range parts {
 		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil || f < 0 {
+		if err != nil || f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
 			return llm.Price{}, fmt.Errorf("%q is not a price in dollars per million tokens", p)
 		}
 		nums[i] = f

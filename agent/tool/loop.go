@@ -157,7 +157,10 @@ func (l *Loop) complete(ctx context.Context) (llm.Response, error) {
 	if err != nil {
 		return resp, fmt.Errorf("%s model call %d: %w", l.cfg.Agent, l.iter, err)
 	}
-	l.win.calibrate(sent, resp.Usage.PromptTokens)
+	if l.win.calibrate(sent, resp.Usage.PromptTokens) {
+		l.emit(event.Event{Type: event.Message, Text: fmt.Sprintf("the server counted %d prompt tokens, fewer than for the previous, shorter request: "+
+			"it is likely cutting the prompt to fit its context (for Ollama, raise num_ctx)", resp.Usage.PromptTokens)})
+	}
 	u := l.cfg.Usage
 	u.Calls++
 	u.PromptTokens += resp.Usage.PromptTokens

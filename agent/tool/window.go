@@ -28,6 +28,9 @@ type window struct {
 	size  int
 	ratio float64 // server tokens per estimated token
 	last  int     // elisions in the last request, to report changes only
+
+	prevSent, prevPrompt int  // the last call's estimate and the server's count
+	warned               bool // the engineer was told the server cuts prompts
 }
 
 func (w *window) count(msgs ...llm.Message) int {
@@ -46,13 +49,23 @@ func (w *window) budget() int {
 	return int(float64(w.size) * (1 - outputReserve))
 }
 
-// calibrate learns the ratio from a call the server counted.
-func (w *window) calibrate(sent []llm.Message, promptTokens int) {
+// calibrate learns the ratio from a call the server counted. It reports
+// a server that counted fewer tokens than for the previous, shorter
+// request: one that cuts prompts to fit its own context (Ollama's num_ctx)
+// without saying so.
+func (w *window) calibrate(sent []llm.Message, promptTokens int) (cut bool) {
 	est := llm.EstimateTokens(sent...)
 	if est < 200 || promptTokens <= 0 {
-		return
+		return false
+	}
+	cut = est > w.prevSent && promptTokens < w.prevPrompt && !w.warned
+	w.prevSent, w.prevPrompt = est, promptTokens
+	if cut {
+		w.warned = true
+		return true // the count is of a cut prompt: do not learn from it
 	}
 	w.ratio = min(max(float64(promptTokens)/float64(est), 0.5), 3)
+	return false
 }
 
 // shrink lowers the window after an overflow: to what the server named,

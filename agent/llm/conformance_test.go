@@ -1,0 +1,177 @@
+package llm_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/swe-adept/swe-adept/agent/llm"
+	"github.com/swe-adept/swe-adept/agent/llm/providertest"
+)
+
+// TestFakesRejectWhatProvidersReject pins the fakes' strictness: each rule
+// a real provider enforces is enforced, with the provider's words. A fake
+// that accepted these would prove nothing about the client.
+func TestFakesRejectWhatProvidersReject(t *testing.T) {
+	const call = `{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"bash","arguments":"{}"}}]}`
+	const answer = `{"role":"tool","tool_call_id":"c1","content":"ok"}`
+	user := `{"role":"user","content":"hi"}`
+	tests := []struct {
+		fam  providertest.Family
+		body string
+		want string
+	}{
+		{providertest.OpenAIReasoning, `{"model":"gpt-5.2","max_tokens":10,"messages":[` + user + `]}`, "Use 'max_completion_tokens' instead"},
+		{providertest.OpenAIReasoning, `{"model":"gpt-5.2","temperature":0,"messages":[` + user + `]}`, "Only the default (1) value is supported"},
+		{providertest.OpenAIReasoning, `{"model":"gpt-5.2","reasoning_effort":"max","messages":[` + user + `]}`, "Supported values are"},
+		{providertest.OpenRouter, `{"model":"openai/gpt-5.2","max_tokens":10,"messages":[` + user + `]}`, "max_completion_tokens"},
+		{providertest.OpenAIChat, `{"model":"gpt-4o","messages":[` + user + `,{"role":"assistant"}]}`, "expected a string, got null"},
+		{providertest.Anthropic, `{"model":"claude-sonnet-4-5","messages":[` + user + `,{"role":"assistant","content":""},` + user + `]}`, "must have non-empty content"},
+		{providertest.OpenAIChat, `{"model":"gpt-4o","messages":[` + user + `,` + answer + `]}`, "must be a response to a preceeding message"},
+		{providertest.OpenAIChat, `{"model":"gpt-4o","messages":[` + user + `,` + call + `,` + user + `]}`, "did not have response messages: c1"},
+		{providertest.DeepSeek, `{"model":"deepseek-reasoner","messages":[` + user + `,` + call + `,` + answer + `]}`, "Missing `reasoning_content` field"},
+		{providertest.Gemini, `{"model":"gemini-3-pro-preview","messages":[` + user + `,` + call + `,` + answer + `]}`, "missing a thought_signature"},
+		{providertest.LlamaCpp, `{"model":"q","messages":[` + user + `,{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"bash","arguments":{}}}]},` + answer + `]}`, "expected a string"},
+		{providertest.OpenAIChat, `{"model":"gpt-4o","messages":[{"role":"user","content":"` + strings.Repeat("x", 4000) + `"}]}`, "context_length_exceeded"},
+		{providertest.Anthropic, `{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"` + strings.Repeat("x", 4000) + `"}]}`, "prompt is too long"},
+		{providertest.LlamaCpp, `{"model":"q","messages":[{"role":"user","content":"` + strings.Repeat("x", 4000) + `"}]}`, "exceed_context_size_error"},
+		{providertest.VLLM, `{"model":"q","max_tokens":900,"messages":[{"role":"user","content":"` + strings.Repeat("x", 800) + `"}]}`, `"object":"error"`},
+		{providertest.Gemini, `{"model":"g","messages":[{"role":"user","content":"` + strings.Repeat("x", 4000) + `"}]}`, "exceeds the maximum number of tokens allowed"},
+	}
+	for _, tc := range tests {
+		t.Run(string(tc.fam)+"/"+tc.want, func(t *testing.T) {
+			srv := providertest.New(t, providertest.Config{Family: tc.fam, Window: 500})
+			if code := srv.Status(tc.body); code != 400 {
+				t.Fatalf("status %d, want 400", code)
+			}
+			if got := srv.Rejected[0]; !strings.Contains(got, tc.want) {
+				t.Errorf("body %s, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+var bash = llm.Tool{Name: "bash", Description: "run a command", Parameters: map[string]any{"type": "object",
+	"properties": map[string]any{"command": map[string]any{"type": "string"}}}}
+
+func script(calls int) map[string]*llm.Script {
+	var turns []llm.Turn
+	for i := 0; i < calls; i++ {
+		turns = append(turns, llm.Turn{Content: "Look around.", ToolCalls: []llm.ScriptCall{{Name: "bash", Arguments: json.RawMessage(`{"command":"ls"}`)}}})
+	}
+	return map[string]*llm.Script{"resolve": {Turns: turns}}
+}
+
+func client(t *testing.T, srv *providertest.Server, model string) *llm.OpenAI {
+	t.Helper()
+	if model == "" {
+		model = srv.Model()
+	}
+	m, err := llm.NewOpenAI(llm.OpenAIConfig{APIKey: "sk-test-abcdefgh", BaseURL: srv.BaseURL(), Model: model, MaxAttempts: 2, MaxTokens: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestClientSpeaksEachFamily: two turns against each family, the second
+// carrying the first's call and answer back: the decoded turn is usable
+// and what the provider needs returned is returned.
+func TestClientSpeaksEachFamily(t *testing.T) {
+	for _, fam := range providertest.Families {
+		t.Run(string(fam), func(t *testing.T) {
+			srv := providertest.New(t, providertest.Config{Family: fam, Scripts: script(2)})
+			m := client(t, srv, "")
+			msgs := []llm.Message{{Role: llm.System, Content: strings.Repeat("You fix bugs. ", 400)}, {Role: llm.User, Content: "the cart total is wrong"}}
+			var usage llm.Usage
+			for turn := 0; turn < 2; turn++ {
+				resp, err := m.Complete(context.Background(), llm.Request{Messages: msgs, Tools: []llm.Tool{bash}})
+				if err != nil {
+					t.Fatalf("turn %d: %v", turn, err)
+				}
+				c := resp.Message.ToolCalls
+				if len(c) != 1 || c[0].ID == "" || c[0].Name != "bash" || c[0].Arguments != `{"command":"ls"}` {
+					t.Fatalf("turn %d: calls %+v from content %q", turn, c, resp.Message.Content)
+				}
+				msgs = append(msgs, resp.Message, llm.Message{Role: llm.ToolRole, ToolCallID: c[0].ID, Name: "bash", Content: "README.md"})
+				usage = resp.Usage
+			}
+			if n := srv.ErrorCount(); n != 0 {
+				t.Errorf("rejected: %v", srv.Rejected)
+			}
+			if fam == providertest.OpenAIReasoning || fam == providertest.OpenAIChat || fam == providertest.DeepSeek {
+				if usage.CachedTokens == 0 {
+					t.Errorf("the second call's cached tokens were not read: %+v", usage)
+				}
+			}
+		})
+	}
+}
+
+// TestReasoningModelsGetTheirParameters: gpt-5.2 gets the paper's effort
+// and no max_tokens or temperature, also behind a router's prefix.
+func TestReasoningModelsGetTheirParameters(t *testing.T) {
+	for _, fam := range []providertest.Family{providertest.OpenAIReasoning, providertest.OpenRouter} {
+		srv := providertest.New(t, providertest.Config{Family: fam, Scripts: script(1)})
+		temp := float32(0)
+		_, err := client(t, srv, "").Complete(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "go"}},
+			Tools: []llm.Tool{bash}, Temperature: &temp})
+		if err != nil {
+			t.Fatalf("%s: %v", fam, err)
+		}
+		body := srv.Requests[0]
+		if body["reasoning_effort"] != "medium" || body["max_completion_tokens"] == nil || body["temperature"] != nil {
+			t.Errorf("%s: request %v", fam, body)
+		}
+	}
+}
+
+// TestClaudeBehindARouterIsCached: cache breakpoints are marked, the
+// router reports cached tokens, and they are billed at the cached rate.
+func TestClaudeBehindARouterIsCached(t *testing.T) {
+	srv := providertest.New(t, providertest.Config{Family: providertest.OpenRouter, Scripts: script(2)})
+	m := client(t, srv, "anthropic/claude-sonnet-4.5")
+	msgs := []llm.Message{{Role: llm.System, Content: strings.Repeat("You fix bugs. ", 600)}, {Role: llm.User, Content: "go"}}
+	var last llm.Response
+	for i := 0; i < 2; i++ {
+		resp, err := m.Complete(context.Background(), llm.Request{Messages: msgs, Tools: []llm.Tool{bash}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := resp.Message.ToolCalls[0]
+		msgs = append(msgs, resp.Message, llm.Message{Role: llm.ToolRole, ToolCallID: c.ID, Content: "ok"})
+		last = resp
+	}
+	sys := srv.Requests[1]["messages"].([]any)[0].(map[string]any)
+	if _, parts := sys["content"].([]any); !parts {
+		t.Errorf("system message not marked for caching: %v", sys)
+	}
+	u := last.Usage
+	full, _ := llm.PriceOf("claude-sonnet-4-5", llm.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}, nil)
+	if u.CachedTokens == 0 || !u.Priced || u.Cost >= full {
+		t.Errorf("usage %+v: cached tokens must be read and billed below %v", u, full)
+	}
+}
+
+// TestOverflowIsRecognised: every family's overflow error is an
+// ErrContextOverflow, with the window where the server names it.
+func TestOverflowIsRecognised(t *testing.T) {
+	for _, fam := range providertest.Families {
+		if fam == providertest.Ollama {
+			continue // Ollama cuts instead of refusing
+		}
+		srv := providertest.New(t, providertest.Config{Family: fam, Window: 300, Scripts: script(1)})
+		_, err := client(t, srv, "").Complete(context.Background(), llm.Request{
+			Messages: []llm.Message{{Role: llm.User, Content: strings.Repeat("long ", 600)}}})
+		var cerr *llm.CallError
+		if !errors.Is(err, llm.ErrContextOverflow) || !errors.As(err, &cerr) {
+			t.Errorf("%s: %v is not an overflow", fam, err)
+			continue
+		}
+		if fam != providertest.LlamaCpp && cerr.Window != 300 {
+			t.Errorf("%s: window %d, want 300 from %q", fam, cerr.Window, err)
+		}
+	}
+}
