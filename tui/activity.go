@@ -246,13 +246,17 @@ func tokens(n int) string {
 // contextUse is how full the agent's context was on its last call:
 // " · ctx 41.2k/400.0k", or " · ctx 41.2k" when the window is unknown.
 func contextUse(u event.UsageInfo) string {
+	cached := ""
+	if u.CachedTokens > 0 {
+		cached = " (" + tokens(u.CachedTokens) + " cached)"
+	}
 	switch {
 	case u.Context == 0:
-		return ""
+		return cached
 	case u.Window > 0:
-		return fmt.Sprintf(" · ctx %s/%s", tokens(u.Context), tokens(u.Window))
+		return fmt.Sprintf("%s · ctx %s/%s", cached, tokens(u.Context), tokens(u.Window))
 	}
-	return " · ctx " + tokens(u.Context)
+	return cached + " · ctx " + tokens(u.Context)
 }
 
 // cost prints dollars, or "unpriced" for a model without a price: never a

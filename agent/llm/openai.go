@@ -2,8 +2,8 @@ package llm
 
 import (
 	"cmp"
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"

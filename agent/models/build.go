@@ -147,10 +147,13 @@ func (s Settings) Config(a Agent) (llm.OpenAIConfig, error) {
 		MaxTokens: a.MaxOutputTokens, ReasoningEffort: a.ReasoningEffort, ContextWindow: a.ContextWindow,
 		AzureAPIVersion: a.AzureAPIVersion, MaxAttempts: s.Attempts, Extra: a.Extra,
 	}
+	// The paper samples at temperature 0; the client leaves it out for
+	// models that take only their default.
+	t := float32(0)
 	if a.Temperature != nil {
-		t := float32(*a.Temperature)
-		cfg.Temperature = &t
+		t = float32(*a.Temperature)
 	}
+	cfg.Temperature = &t
 	if a.NumCtx > 0 {
 		cfg.Extra = mergeMaps(cfg.Extra, map[string]any{"options": map[string]any{"num_ctx": a.NumCtx}})
 		if cfg.ContextWindow == 0 {

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -160,4 +161,58 @@ func hasEvent(evs []event.Event, typ event.Type, text string) bool {
 		}
 	}
 	return false
+}
+
+// TestReadmeProviderExamples plays every provider example of the README
+// against its family's fake: the settings as written (key variable,
+// effort, window, num_ctx, headers), only the base URL pointed at the fake.
+func TestReadmeProviderExamples(t *testing.T) {
+	needPython(t)
+	blocks := readmeExamples(t)
+	if len(blocks) != len(providertest.Families) {
+		t.Fatalf("README has %d provider examples, want one per family (%d)", len(blocks), len(providertest.Families))
+	}
+	for fam, text := range blocks {
+		t.Run(string(fam), func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "config.toml")
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			env := map[string]string{}
+			for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "DEEPSEEK_API_KEY", "GEMINI_API_KEY"} {
+				env[k] = providerKey
+			}
+			set, err := models.Load(func(k string) string { return env[k] }, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := fakeProvider(t, providertest.Config{Family: fam})
+			providerRun(t, srv, func(s *models.Settings) {
+				*s = set
+				s.Shared.BaseURL = srv.BaseURL()
+			})
+		})
+	}
+}
+
+// readmeExamples are the README's TOML blocks that name a family.
+func readmeExamples(t *testing.T) map[providertest.Family]string {
+	t.Helper()
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[providertest.Family]string{}
+	for _, block := range strings.Split(string(b), "```toml\n")[1:] {
+		text, _, _ := strings.Cut(block, "```")
+		first, _, _ := strings.Cut(text, "\n")
+		name, ok := strings.CutPrefix(first, "# family: ")
+		if !ok {
+			continue
+		}
+		fam, _, _ := strings.Cut(name, " ")
+		out[providertest.Family(fam)] = text
+	}
+	return out
 }

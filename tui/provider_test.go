@@ -1,0 +1,47 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/swe-adept/swe-adept/agent/event"
+)
+
+// TestActivityShowsRetriesAndContext: a model call waiting on a retry says
+// so with its status, and the meter line shows how full the context is.
+func TestActivityShowsRetriesAndContext(t *testing.T) {
+	m := testModel(120, 40, Options{})
+	m.Update(press("4")) // the Activity pane
+	feed(m,
+		event.Event{Type: event.ModelReply, Agent: "resolve", Usage: &event.UsageInfo{PromptTokens: 41000, CompletionTokens: 200,
+			Calls: 3, Cost: 0.12, Priced: true, Context: 41200, Window: 400000}},
+		event.Event{Type: event.ModelCall, Agent: "resolve"},
+		event.Event{Type: event.Retry, Agent: "resolve", Text: "retrying in 20s (429): rate limited",
+			Retry: &event.RetryInfo{Attempt: 1, Status: 429, WaitSeconds: 20, Until: time.Now().Add(20 * time.Second)}})
+	view := ansi.Strip(m.View())
+	for _, want := range []string{"ctx 41.2k/400.0k", "retrying in 20s (429)", "retrying in 20s (429): rate limited"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("view lacks %q:\n%s", want, view)
+		}
+	}
+	feed(m, event.Event{Type: event.ModelReply, Agent: "resolve", Usage: &event.UsageInfo{Calls: 4, Priced: true, Context: 900}})
+	view = ansi.Strip(m.View())
+	if strings.Contains(view, "retrying in 2") && strings.Contains(view, "(429) ") {
+		t.Errorf("the retry outlived the reply:\n%s", view)
+	}
+	if !strings.Contains(view, "ctx 900") || strings.Contains(view, "ctx 900/") {
+		t.Errorf("an unknown window shows the count alone:\n%s", view)
+	}
+}
+
+func TestSlowCallShowsItsTime(t *testing.T) {
+	a := newActivityPane()
+	a.startCall("resolve")
+	a.since["resolve"] = time.Now().Add(-42 * time.Second)
+	if got := a.busyText("resolve"); got != "thinking · 42s" {
+		t.Errorf("busy text %q", got)
+	}
+}
