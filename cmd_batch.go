@@ -23,7 +23,8 @@ func init() {
 			"         [--script-localize F --script-resolve F] [--max-cost D] [--max-iterations N] [--timeout 30m]\n" +
 			"         [--localize-only] [--only ID,...] [--limit N] [--keep-work]\n" +
 			"         [--queue nats://HOST:PORT [--queue-creds FILE] [--ack-wait 2m] [--max-deliver 3]]",
-		run: runBatch,
+		run:    runBatch,
+		noRepo: true,
 	})
 }
 

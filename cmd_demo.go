@@ -20,6 +20,7 @@ func init() {
 		name:    "demo",
 		summary: "watch both agents fix a bug in a bundled sample repository (scripted model: no API key, no network)",
 		usage:   "[--speed 1.0] [--approve ask|auto|deny] [--headless] [--dir DIR]",
+		noRepo:  true,
 		run: func(ctx context.Context, args []string) error {
 			return runDemo(ctx, args, os.Stdout, os.Stderr)
 		},

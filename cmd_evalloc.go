@@ -18,6 +18,7 @@ func init() {
 		summary: "score localization (file Acc@1/3/5, function Acc@5/10) on SWE-bench-style instances",
 		usage:   "--instances FILE.jsonl --repos DIR [--model heuristic|NAME] [--out preds.jsonl] [--only ID,...] [--limit N] [--per-instance]",
 		run:     runEvalLoc,
+		noRepo:  true,
 	})
 }
 

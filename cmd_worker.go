@@ -13,6 +13,7 @@ func init() {
 		summary: "run the instances of batches started with 'batch --queue', on this machine",
 		usage:   "--queue nats://HOST:PORT --repos DIR [--workers N] [--work DIR] [--name NAME] [--queue-creds FILE]",
 		run:     runWorker,
+		noRepo:  true,
 	})
 }
 

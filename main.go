@@ -28,6 +28,9 @@ type command struct {
 	summary string
 	usage   string // the arguments after the name, for help
 	run     func(ctx context.Context, args []string) error
+	// noRepo: the command does not work in a repository given by --repo
+	// (or the current folder), so crashed in-place runs are not looked for.
+	noRepo bool
 }
 
 var commands = map[string]*command{}
@@ -56,8 +59,13 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	}
 	closeLog := setupLog()
 	defer closeLog()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// Closing the terminal (SIGHUP) or SIGQUIT ends a run as Ctrl-C does,
+	// putting an in-place checkout back, rather than killing it mid-step.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer stop()
+	if !c.noRepo {
+		restoreCrashed(ctx, repoArg(args[1:]), stderr)
+	}
 	err := c.run(ctx, args[1:])
 	var ue usageError
 	switch {

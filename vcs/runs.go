@@ -18,9 +18,12 @@ type RunInfo struct {
 	InPlace  bool
 	Worktree string // the run's linked worktree, if it still exists
 	Original string
-	Finished bool     // Close ran
-	Branches []string // hypothesis branches, short names (swe-adept/<run>/…)
-	Refs     []string // private refs: original state, set-aside changes
+	Finished bool // Close ran
+	// Interrupted: an in-place run crashed and its checkout was given back;
+	// --resume continues it.
+	Interrupted bool
+	Branches    []string // hypothesis branches, short names (swe-adept/<run>/…)
+	Refs        []string // private refs: original state, set-aside changes
 	// Pending names the ref holding an in-place engineer's uncommitted
 	// changes that were never restored (a crash); GC keeps it.
 	Pending string
@@ -89,6 +92,7 @@ func readStates(co *Repo, get func(string) *RunInfo) error {
 		}
 		r := get(id)
 		r.InPlace, r.Original, r.Finished = st.InPlace, st.Original, st.Finished
+		r.Interrupted = st.InPlace && !st.Finished && st.Restored && st.Crashed != nil
 		if st.InPlace && st.Stashed && !st.Restored {
 			r.Pending = StashRefPrefix + id + "/" + checkoutStash
 		}

@@ -40,6 +40,7 @@ type Workspace struct {
 	mu       sync.Mutex
 	st       runState
 	detached bool // in place: HEAD was moved off the engineer's branch
+	locked   bool // in place: this process holds the checkout's lock
 }
 
 // runState is what survives the process: enough for ListRuns, GC and a
@@ -57,6 +58,22 @@ type runState struct {
 	Head     string `json:"head,omitempty"`
 	Stashed  bool   `json:"stashed,omitempty"`
 	Restored bool   `json:"restored,omitempty"`
+	// Detaching is set before HEAD leaves the engineer's state: from then
+	// on a crash leaves the checkout in the run's hands.
+	Detaching bool `json:"detaching,omitempty"`
+	// Resumed: a resume set the engineer's work aside (which, unlike a
+	// first start, cleans the tree), so HEAD alone cannot show who holds it.
+	Resumed bool `json:"resumed,omitempty"`
+	// Crashed is the run's own state, saved when its checkout was given
+	// back after a crash; --resume starts from it.
+	Crashed *crashState `json:"crashed,omitempty"`
+}
+
+// crashState is where an in-place run stood when it was found crashed.
+type crashState struct {
+	Branch string `json:"branch,omitempty"` // a hypothesis branch it had checked out
+	Head   string `json:"head"`
+	Saved  bool   `json:"saved"` // its uncommitted work is on StashRefPrefix+<run>/crashed
 }
 
 const (
@@ -122,8 +139,10 @@ func OpenWorkspace(ctx context.Context, repo, runID string, mode Mode) (*Workspa
 // marked finished so GC can clear what was created.
 func (w *Workspace) abortOpen(ctx context.Context) error {
 	if w.st.ID == "" {
+		w.unlock()
 		return nil // failed before anything was recorded
 	}
+	defer w.unlock()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
 	defer cancel()
 	var err error
@@ -187,6 +206,10 @@ func (w *Workspace) openInPlace(ctx context.Context) error {
 	if head.Hash == "" {
 		return errors.New("the repository has no commits yet: make a first commit, or run without --in-place")
 	}
+	if err := acquireLock(co, w.RunID); err != nil {
+		return err
+	}
+	w.locked = true
 	w.Repo, w.Dir, w.Original = co, co.dir, head.Hash
 	w.st = runState{ID: w.RunID, InPlace: true, Dir: co.dir, Original: head.Hash,
 		Started: time.Now().UTC(), Branch: head.Branch, Head: head.Hash}
@@ -214,7 +237,11 @@ func (w *Workspace) openInPlace(ctx context.Context) error {
 		return err
 	}
 	// The working tree already holds Original's content: move HEAD and the
-	// index only.
+	// index only. Record first that HEAD may have moved.
+	w.st.Detaching = true
+	if err := w.save(); err != nil {
+		return err
+	}
 	if _, err := co.git(ctx, "update-ref", "--no-deref", "-m", "swe-adept: start run "+w.RunID, "HEAD", w.Original); err != nil {
 		return fmt.Errorf("detach HEAD: %w", err)
 	}
@@ -248,7 +275,8 @@ func ReopenWorkspace(ctx context.Context, repo, runID string) (*Workspace, error
 		return nil, fmt.Errorf("reopen run %s: %w", runID, err)
 	}
 	if w.st.InPlace {
-		return nil, fmt.Errorf("reopen run %s: it worked in the checkout itself, which was put back; start a new run", runID)
+		w.InPlace = true
+		return w, w.reopenInPlace(ctx)
 	}
 	if w.Repo, err = Open(ctx, w.st.Dir); err != nil {
 		return nil, fmt.Errorf("reopen run %s: its worktree %s is gone (removed by gc?): %w", runID, w.st.Dir, err)
@@ -257,6 +285,61 @@ func ReopenWorkspace(ctx context.Context, repo, runID string) (*Workspace, error
 	w.Dir, w.Original = w.Repo.dir, w.st.Original
 	w.st.Finished = false
 	return w, w.save()
+}
+
+// reopenInPlace takes the checkout again for a run that crashed and was
+// restored: the engineer's current state is set aside as at a first start,
+// and the run's own state (its branch or HEAD, its uncommitted work) is put
+// in its place. The same ordering keeps a kill at any point recoverable.
+func (w *Workspace) reopenInPlace(ctx context.Context) error {
+	co := w.checkout
+	if !w.st.Restored || w.st.Crashed == nil {
+		return fmt.Errorf("reopen run %s: it worked in the checkout itself and did not stop by crashing; start a new run", w.RunID)
+	}
+	if err := acquireLock(co, w.RunID); err != nil {
+		return err
+	}
+	w.locked = true
+	head, err := co.Head(ctx)
+	if err != nil {
+		return err
+	}
+	w.Repo, w.Dir, w.Original = co, co.dir, w.st.Original
+	w.st.Branch, w.st.Head, w.st.Stashed, w.st.Restored, w.st.Finished = head.Branch, head.Hash, false, false, false
+	dirty, err := co.IsDirty(ctx)
+	if err != nil {
+		return err
+	}
+	// Recorded before anything moves: a kill from here on is recovered.
+	w.st.Detaching, w.st.Resumed, w.st.Stashed = true, true, dirty
+	if err := w.save(); err != nil {
+		return err
+	}
+	if _, err := co.PutAside(ctx, w.StashName(checkoutStash)); err != nil {
+		return fmt.Errorf("reopen run %s: set your changes aside: %w", w.RunID, err)
+	}
+	return w.enterCrashedState(ctx)
+}
+
+// enterCrashedState checks out where the crashed run stood and brings its
+// uncommitted work back.
+func (w *Workspace) enterCrashedState(ctx context.Context) error {
+	c := w.st.Crashed
+	args := []string{"checkout", "-q", "--detach", c.Head}
+	if c.Branch != "" {
+		args = []string{"checkout", "-q", c.Branch, "--"}
+	}
+	if _, err := w.checkout.git(ctx, args...); err != nil {
+		return fmt.Errorf("reopen run %s: check out its state: %w", w.RunID, err)
+	}
+	w.detached = true
+	if c.Saved {
+		if err := w.checkout.Restore(ctx, w.StashName("crashed")); err != nil {
+			return fmt.Errorf("reopen run %s: bring back its uncommitted work: %w", w.RunID, err)
+		}
+	}
+	w.st.Crashed = nil
+	return w.save()
 }
 
 // pinOriginal keeps the starting commit reachable (snapshots have no branch).
@@ -288,7 +371,16 @@ func (w *Workspace) Close(ctx context.Context) error {
 		}
 	}
 	w.st.Finished = true
-	return w.save()
+	err := w.save()
+	w.unlock()
+	return err
+}
+
+func (w *Workspace) unlock() {
+	if w.locked {
+		releaseLock(w.checkout, w.RunID)
+		w.locked = false
+	}
 }
 
 func (w *Workspace) restoreCheckout(ctx context.Context) error {
@@ -312,6 +404,9 @@ func (w *Workspace) restoreCheckout(ctx context.Context) error {
 		if err := co.Restore(ctx, w.StashName(checkoutStash)); err != nil {
 			return fmt.Errorf("restore your uncommitted changes (they are safe on %s; `git stash apply --index %s` restores them by hand): %w", ref, ref, err)
 		}
+	}
+	if err := w.verifyRestored(ctx); err != nil {
+		return err
 	}
 	w.st.Restored = true
 	return nil

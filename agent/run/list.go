@@ -60,6 +60,9 @@ func List(ctx context.Context, repo string) ([]Listing, error) {
 		if l.Dir == "" && in.Finished {
 			l.Status = "finished"
 		}
+		if in.Interrupted && l.Status == "running or crashed" {
+			l.Status = "crashed; checkout restored (--resume continues)"
+		}
 	}
 	out := make([]Listing, 0, len(byID))
 	for _, l := range byID {

@@ -26,9 +26,7 @@ func (r *Run) prepareResume() error {
 	if err != nil {
 		return err
 	}
-	if meta.InPlace {
-		return fmt.Errorf("run %s worked in the checkout itself (--in-place), which was put back when it stopped; in-place runs cannot be resumed: start a new run", r.ID)
-	}
+	r.opts.InPlace = meta.InPlace
 	if s, err := LoadSummary(r.Dir); err == nil && s.Status == string(tool.Submitted) {
 		return fmt.Errorf("run %s already ended with a submitted solution (patch: %s); there is nothing to resume", r.ID, nonEmpty(s.Patch, "none"))
 	}
@@ -39,8 +37,12 @@ func (r *Run) prepareResume() error {
 	return nil
 }
 
-// reopen finds the run's linked worktree again.
+// reopen finds the run's linked worktree again, or, for a run that worked
+// in place and crashed, takes the checkout again from where it stood.
 func (r *Run) reopen(ctx context.Context) (*workspace, error) {
+	if r.meta.InPlace {
+		return r.reopenInPlace(ctx)
+	}
 	runs, err := vcs.ListRuns(ctx, r.repo.Dir())
 	if err != nil {
 		return nil, fmt.Errorf("resume %s: %w", r.ID, err)
@@ -88,4 +90,15 @@ func (r *Run) loadResumed(st *state) error {
 		st.sum.Localize = locs.Usage
 	}
 	return nil
+}
+
+func (r *Run) reopenInPlace(ctx context.Context) (*workspace, error) {
+	if _, err := vcs.Recover(ctx, r.repo.Dir(), r.ID); err != nil && !errors.Is(err, vcs.ErrNothingToRestore) {
+		return nil, fmt.Errorf("resume %s: %w", r.ID, err)
+	}
+	ws, err := vcs.ReopenWorkspace(ctx, r.repo.Dir(), r.ID)
+	if err != nil {
+		return nil, fmt.Errorf("resume %s: %w", r.ID, err)
+	}
+	return &workspace{Dir: ws.Dir, Original: ws.Original, Repo: ws.Repo, close: ws.Close}, nil
 }
