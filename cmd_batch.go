@@ -35,6 +35,7 @@ type batchFlags struct {
 	timeout                     time.Duration
 	agent                       batch.AgentRunner
 	models                      *modelFlags
+	sandbox                     *sandboxFlags
 	queue                       batch.Queue
 }
 
@@ -55,6 +56,7 @@ func parseBatchFlags(args []string) (batchFlags, error) {
 	fs.IntVar(&f.queue.MaxDeliver, "max-deliver", batch.DefaultMaxDeliver, "with --queue: how many times an instance is handed out before it is recorded as failed")
 	a := &f.agent
 	f.models = addModelFlags(fs, false)
+	f.sandbox = addSandboxFlags(fs)
 	fs.StringVar(&a.ScriptLocalize, "script-localize", "", "play a localization transcript `file` (or a folder of <instance id>.json)")
 	fs.StringVar(&a.ScriptResolve, "script-resolve", "", "play a resolution transcript `file` (or a folder of <instance id>.json)")
 	fs.Float64Var(&a.MaxCost, "max-cost", 0, "dollars per instance (0: no limit)")
@@ -81,6 +83,9 @@ func parseBatchFlags(args []string) (batchFlags, error) {
 	}
 	if info, err := os.Stat(f.repos); err != nil || !info.IsDir() {
 		return f, usagef("--repos %s: not a directory", f.repos)
+	}
+	if f.agent.Sandbox, err = f.sandbox.options(); err != nil {
+		return f, err
 	}
 	f.agent.Models, err = f.models.settings()
 	return f, err

@@ -36,6 +36,7 @@ type demoFlags struct {
 	approve  string
 	headless bool
 	dir      string
+	sandbox  *sandboxFlags
 }
 
 func parseDemoFlags(args []string) (demoFlags, error) {
@@ -44,6 +45,7 @@ func parseDemoFlags(args []string) (demoFlags, error) {
 	fs.Float64Var(&f.speed, "speed", 1, "playback speed of the scripted model: 2 is twice as fast, 0 as fast as possible")
 	fs.StringVar(&f.approve, "approve", "", "reverts, merges and shell commands: ask (the screen asks you), auto or deny; default ask with the screen, auto headless")
 	fs.BoolVar(&f.headless, "headless", false, "no screen: print the events as JSON lines and a summary line")
+	f.sandbox = addSandboxFlags(fs)
 	fs.StringVar(&f.dir, "dir", "", "where to create the sample repository (an empty or new `dir`); default a new temporary directory")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -140,7 +142,12 @@ func startDemo(ctx context.Context, f demoFlags, dir string) (*run.Run, error) {
 		return nil, err
 	}
 	d := turnDelay(f.speed)
+	box, err := f.sandbox.options()
+	if err != nil {
+		return nil, err
+	}
 	r, err := run.Start(ctx, run.Options{
+		Sandbox:       box,
 		Repo:          dir,
 		Issue:         demo.Issue(),
 		LocalizeModel: llm.NewScripted(loc, llm.WithDelay(d)),

@@ -36,6 +36,7 @@ type runFlags struct {
 	scriptLocalize, scriptResolve, locations string
 	resume                                   string
 	models                                   *modelFlags
+	sandbox                                  *sandboxFlags
 	headless, inPlace, apply                 bool
 	maxIter, maxTokens                       int
 	maxCost                                  float64
@@ -57,6 +58,7 @@ func parseRunFlags(args []string) (runFlags, error) {
 	fs.BoolVar(&f.headless, "headless", false, "no screen: print events as JSON lines and a summary line")
 	fs.StringVar(&f.approve, "approve", "", "shell commands off the allow-list, reverts and merges: ask (the screen asks), auto or deny; default ask with the screen, auto headless")
 	f.models = addModelFlags(fs, false)
+	f.sandbox = addSandboxFlags(fs)
 	fs.StringVar(&f.scriptLocalize, "script-localize", "", "play the localization agent's transcript `file` instead of a model")
 	fs.StringVar(&f.scriptResolve, "script-resolve", "", "play the resolution agent's transcript `file` instead of a model")
 	fs.StringVar(&f.locations, "locations", "", "skip localization: ranked locations from a locations.json or a list `file`")
@@ -131,6 +133,10 @@ func runStartError(err error) error {
 func runOptions(f runFlags, stdin io.Reader) (run.Options, error) {
 	opts := run.Options{Repo: f.repo, Approve: f.approve, Allow: f.allow, InPlace: f.inPlace, Apply: f.apply,
 		MaxIterations: f.maxIter, MaxCost: f.maxCost, MaxTokens: f.maxTokens, CommandTimeout: f.cmdTimeout, CommandBudget: f.cmdBudget, Resume: f.resume}
+	var err error
+	if opts.Sandbox, err = f.sandbox.options(); err != nil {
+		return opts, err
+	}
 	if f.issue != "" && f.resume == "" {
 		issue, err := readIssue(f.issue, stdin)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/swe-adept/swe-adept/agent/sandbox"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -32,6 +33,7 @@ type AgentRunner struct {
 	MaxCost               float64 // dollars per instance
 	MaxTokens             int     // per instance
 	CommandTimeout        time.Duration
+	Sandbox               sandbox.Options `json:"sandbox"`
 }
 
 // Check reports a configuration that cannot run any instance, so a batch
@@ -49,7 +51,7 @@ func (a AgentRunner) Run(ctx context.Context, job Job) (Result, error) {
 	id := job.Task.InstanceID
 	opts := run.Options{Repo: job.Workdir, Issue: job.Task.ProblemStatement, Approve: "auto", InPlace: true,
 		MaxIterations: a.MaxIterations, LocalizeMaxIterations: a.LocalizeMaxIterations, MaxCost: a.MaxCost,
-		MaxTokens: a.MaxTokens, CommandTimeout: a.CommandTimeout, ID: DirName(id)}
+		MaxTokens: a.MaxTokens, CommandTimeout: a.CommandTimeout, ID: DirName(id), Sandbox: a.Sandbox}
 	set, err := a.settingsFor(id)
 	if err != nil {
 		return Result{Status: StatusSetup}, err

@@ -6,6 +6,7 @@
 package resolve
 
 import (
+	"github.com/swe-adept/swe-adept/agent/sandbox"
 	"context"
 	"fmt"
 	"os"
@@ -43,6 +44,7 @@ type Config struct {
 	Usage          *event.UsageInfo // accumulates across a resumed run; nil: own
 	CommandTimeout time.Duration    // 0: DefaultTimeout
 	CommandBudget  time.Duration    // all commands together; 0: no limit
+	Sandbox        *sandbox.Policy  // confines the shell; nil: unconfined
 
 	// History continues an earlier conversation (a resumed run); the agent
 	// repairs an interrupted turn and adds ResumeNote.
@@ -87,6 +89,7 @@ func New(cfg Config) (*Agent, error) {
 	a.Shell = NewShell(ShellConfig{
 		Workdir: ws.Root, Perm: Permissions{Mode: cfg.Mode, Workdir: ws.Root, Allow: cfg.Allow},
 		Approver: cfg.Approver, Bus: cfg.Bus, Timeout: cfg.CommandTimeout, Budget: cfg.CommandBudget, Secrets: secrets,
+		Sandbox: cfg.Sandbox,
 	})
 	a.tools = tool.NewRegistry(a.Shell.Tool(), a.Editor.Tool())
 	for _, t := range cfg.Extra {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/swe-adept/swe-adept/agent/sandbox"
 	"io"
 	"os"
 	"os/exec"
@@ -34,6 +35,9 @@ type ShellConfig struct {
 	MaxOutput int            // bytes of output the model reads; 0: DefaultMaxOutput
 	Env       []string       // nil: CommandEnv(os.Environ())
 	Secrets   []string       // values scrubbed from output; nil: SecretValues(os.Environ())
+	// Sandbox confines every command at the OS level; nil runs them
+	// unconfined (the approval policy is then the only guard).
+	Sandbox *sandbox.Policy
 }
 
 // Shell runs the model's commands in the workspace, one at a time.
@@ -134,7 +138,7 @@ func (s *Shell) ask(ctx context.Context, cmd string) (string, *tool.Output, erro
 	s.mu.Unlock()
 	req := event.NewApproval(id, "bash", cmd)
 	prefix := AllowPrefix(cmd)
-	req.Summary = "The resolution agent wants to run a shell command that is not on the allow-list, in " + s.cfg.Workdir + "."
+	req.Summary = "The resolution agent wants to run a shell command that is not on the allow-list, in " + s.cfg.Workdir + ". " + s.confinement()
 	if prefix != "" {
 		req.Options = []string{"always: " + prefix}
 	}
@@ -215,9 +219,11 @@ func (s *Shell) Run(ctx context.Context, command string, timeout time.Duration) 
 	}
 	defer os.Remove(f.Name())
 	defer f.Close()
-	c := exec.Command("bash", "-c", command)
-	c.Dir, c.Env, c.Stdout, c.Stderr = s.cfg.Workdir, s.cfg.Env, f, f
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	c, err := s.command(command)
+	if err != nil {
+		return Exec{}, err
+	}
+	c.Dir, c.Stdout, c.Stderr = s.cfg.Workdir, f, f
 	start := time.Now()
 	if err := c.Start(); err != nil {
 		return Exec{}, fmt.Errorf("bash: start: %w", err)
@@ -232,6 +238,32 @@ func (s *Shell) Run(ctx context.Context, command string, timeout time.Duration) 
 	x.Output = Scrub(x.Output, s.cfg.Secrets)
 	return x, err
 }
+
+// command is bash -c command, confined when the shell has a sandbox.
+func (s *Shell) command(command string) (*exec.Cmd, error) {
+	if s.cfg.Sandbox != nil {
+		c, err := s.cfg.Sandbox.Command(s.cfg.Env, "bash", "-c", command)
+		if err != nil {
+			return nil, fmt.Errorf("bash: %w", err)
+		}
+		return c, nil
+	}
+	c := exec.Command("bash", "-c", command)
+	c.Env = s.cfg.Env
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return c, nil
+}
+
+// confinement says how the command would run, for the approval dialog.
+func (s *Shell) confinement() string {
+	if s.cfg.Sandbox == nil {
+		return "It would run NOT confined: it can write anywhere you can and use the network."
+	}
+	return "It would run confined: writes only in the workspace, no network unless allowed, secrets out of reach."
+}
+
+// Confined reports whether commands run in the sandbox.
+func (s *Shell) Confined() bool { return s.cfg.Sandbox != nil }
 
 func (s *Shell) wait(ctx context.Context, c *exec.Cmd, timeout time.Duration) (Exec, error) {
 	pgid := c.Process.Pid

@@ -7,6 +7,7 @@
 package run
 
 import (
+	"github.com/swe-adept/swe-adept/agent/sandbox"
 	"context"
 	"errors"
 	"fmt"
@@ -40,6 +41,8 @@ type Options struct {
 
 	Approve string   // "ask" (the TUI answers), "auto" or "deny"; "" means auto
 	Allow   []string // extra shell command prefixes that run without asking
+	// Sandbox confines the agent's shell (the zero value: auto).
+	Sandbox sandbox.Options
 	InPlace bool     // work in the checkout itself instead of a linked worktree
 
 	MaxIterations         int     // resolution model calls; 0: resolve.DefaultMaxIterations

@@ -197,11 +197,18 @@ func (r *Run) resolveIssue(ctx context.Context, st *state) error {
 		usage.Priced = true
 	}
 	maxTok, maxCost := r.remaining(st)
+	box, err := r.sandbox(st.ws.Dir)
+	if err != nil {
+		return err
+	}
+	if box != nil {
+		defer box.Close()
+	}
 	ag, err := resolve.New(resolve.Config{
 		Model: r.resolveModel(), Workdir: st.ws.Dir, Issue: r.issue(), Files: st.locs.Files, Functions: st.locs.Functions,
 		Extra: fam.Tools(), Bus: r.bus, Gate: r.gate, Approver: r.approver(), Mode: r.mode, Allow: r.opts.Allow,
 		MaxIterations: r.opts.MaxIterations, MaxTokens: maxTok, MaxCost: maxCost, Usage: &usage,
-		CommandTimeout: r.opts.CommandTimeout, CommandBudget: r.opts.CommandBudget,
+		CommandTimeout: r.opts.CommandTimeout, CommandBudget: r.opts.CommandBudget, Sandbox: box,
 		History: st.history, OnStep: func(msgs []llm.Message) { r.saveTranscript(st, msgs) }, Memo: fam.Memo,
 	})
 	if err != nil {
