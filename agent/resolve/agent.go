@@ -6,9 +6,9 @@
 package resolve
 
 import (
-	"github.com/swe-adept/swe-adept/agent/sandbox"
 	"context"
 	"fmt"
+	"github.com/swe-adept/swe-adept/agent/sandbox"
 	"os"
 	"time"
 

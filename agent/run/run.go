@@ -7,10 +7,10 @@
 package run
 
 import (
-	"github.com/swe-adept/swe-adept/agent/sandbox"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/swe-adept/swe-adept/agent/sandbox"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,7 +43,7 @@ type Options struct {
 	Allow   []string // extra shell command prefixes that run without asking
 	// Sandbox confines the agent's shell (the zero value: auto).
 	Sandbox sandbox.Options
-	InPlace bool     // work in the checkout itself instead of a linked worktree
+	InPlace bool // work in the checkout itself instead of a linked worktree
 
 	MaxIterations         int     // resolution model calls; 0: resolve.DefaultMaxIterations
 	LocalizeMaxIterations int     // 0: localize.DefaultMaxIterations
