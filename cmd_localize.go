@@ -1,15 +1,21 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/swe-adept/swe-adept/agent/models"
+	"github.com/swe-adept/swe-adept/agent/run"
+	"github.com/swe-adept/swe-adept/vcs"
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/localize"
@@ -40,7 +46,7 @@ func parseLocalizeFlags(args []string) (localizeFlags, error) {
 	f.models = addModelFlags(fs, true)
 	fs.StringVar(&f.script, "script", "", "play a scripted transcript `file` instead of a model")
 	fs.IntVar(&f.iterations, "max-iterations", localize.DefaultMaxIterations, "search turns before the agent must rank")
-	fs.StringVar(&f.out, "out", "locations.json", "where to write the ranked locations (`file`)")
+	fs.StringVar(&f.out, "out", "", "where to write the ranked locations (`file`; default a new folder under the repository's .git/swe-adept/runs/)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the locations as JSON instead of a numbered list")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -58,6 +64,11 @@ func parseLocalizeFlags(args []string) (localizeFlags, error) {
 }
 
 func runLocalize(ctx context.Context, args []string) error {
+	return runLocalizeTo(ctx, args, os.Stdout)
+}
+
+// runLocalizeTo is localize with its result printed to stdout.
+func runLocalizeTo(ctx context.Context, args []string, stdout io.Writer) error {
 	f, err := parseLocalizeFlags(args)
 	if err != nil {
 		return err
@@ -71,6 +82,14 @@ func runLocalize(ctx context.Context, args []string) error {
 		return err
 	}
 	set.Localize.Script = f.script
+	if err := explicitModel(set, f.models.model); err != nil {
+		return err
+	}
+	if f.out == "" {
+		if f.out, err = localizeOut(ctx, f.repo); err != nil {
+			return err
+		}
+	}
 	ix, err := buildIndexWithProgress(ctx, f.repo, os.Stderr)
 	if err != nil {
 		return err
@@ -96,7 +115,7 @@ func runLocalize(ctx context.Context, args []string) error {
 	if err := loc.Save(f.out); err != nil {
 		return err
 	}
-	if err := printLocations(os.Stdout, loc, f.asJSON); err != nil {
+	if err := printLocations(stdout, loc, f.asJSON); err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "wrote %s (%s)\n", f.out, loc.Status)
@@ -118,6 +137,9 @@ func readIssue(name string, stdin io.Reader) (string, error) {
 	if strings.TrimSpace(string(b)) == "" {
 		return "", usagef("--issue %s is empty", name)
 	}
+	if bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b) {
+		return "", usagef("--issue %s is not text (a binary file?): give the issue's text", name)
+	}
 	return string(b), nil
 }
 
@@ -137,6 +159,9 @@ func buildIndexWithProgress(ctx context.Context, repo string, w *os.File) (*inde
 		return nil, err
 	}
 	st := ix.Stats()
+	if st.Units == 0 {
+		return nil, fmt.Errorf("%s has no source files the index reads (%s): nothing to localize in", ix.Root(), strings.Join(index.Languages(), ", "))
+	}
 	fmt.Fprintf(w, "indexed %s: %d files, %d units in %.1fs\n", ix.Root(), st.Files, st.Units, time.Since(start).Seconds())
 	return ix, nil
 }
@@ -188,4 +213,27 @@ func formatCalls(calls map[string]int) string {
 		return "no searches"
 	}
 	return strings.Join(parts, " ")
+}
+
+// localizeOut is where localize saves its locations by default: a new
+// folder among the repository's runs, never the engineer's checkout.
+func localizeOut(ctx context.Context, repo string) (string, error) {
+	r, err := vcs.Open(ctx, repo)
+	if err != nil {
+		return "", fmt.Errorf("--out not given, and %s is not a git repository to keep the locations in: %w", repo, err)
+	}
+	dir := filepath.Join(run.RunsDir(r.CommonDir()), "localize-"+run.NewID(time.Now()))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("locations folder: %w", err)
+	}
+	return filepath.Join(dir, "locations.json"), nil
+}
+
+// explicitModel refuses a model named on the command line that no server
+// can run: falling back to the offline localizer would hide the mistake.
+func explicitModel(set models.Settings, named string) error {
+	if named == "" || strings.EqualFold(named, models.Heuristic) || set.UsesServer() || set.For(models.Localization).Script != "" {
+		return nil
+	}
+	return usagef("--model %s needs a model server: set OPENAI_API_KEY (or --base-url for a local server), or use --model heuristic for the offline localizer", named)
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -115,5 +117,37 @@ func TestCheckDir(t *testing.T) {
 		if err != nil && !errors.As(err, &ue) {
 			t.Errorf("checkDir(%s) must be a usage error (exit 2)", tt.path)
 		}
+	}
+}
+
+// TestLocalizeCommandHygiene: nothing is written into the checkout by
+// default, a named model needs a server, and a repository with nothing
+// to index is an error.
+func TestLocalizeCommandHygiene(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	repo := sampleCheckout(t)
+	issue := filepath.Join(runSample, "issue.md")
+	var out bytes.Buffer
+	if err := runLocalizeTo(context.Background(), []string{"--repo", repo, "--issue", issue, "--model", "heuristic"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	st := exec.Command("git", "status", "--porcelain", "--ignored")
+	st.Dir = repo
+	if b, _ := st.Output(); len(b) != 0 {
+		t.Errorf("localize wrote into the checkout: %s", b)
+	}
+	err := runLocalizeTo(context.Background(), []string{"--repo", repo, "--issue", issue, "--model", "gpt-5.2"}, &out)
+	if err == nil || !strings.Contains(err.Error(), "needs a model server") {
+		t.Errorf("a named model without a server: %v", err)
+	}
+	empty := t.TempDir()
+	if b, err := exec.Command("git", "init", "-q", empty).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, b)
+	}
+	os.WriteFile(filepath.Join(empty, "notes.txt"), []byte("no code here\n"), 0o644)
+	err = runLocalizeTo(context.Background(), []string{"--repo", empty, "--issue", issue}, &out)
+	if err == nil || !strings.Contains(err.Error(), "no source files the index reads") {
+		t.Errorf("a repository with nothing to index: %v", err)
 	}
 }

@@ -26,7 +26,19 @@ func TestMain(m *testing.M) {
 	if os.Getenv(cliEnv) == "1" {
 		os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	// The commands log to the user's cache and read the user's model
+	// settings: the tests get a home of their own.
+	home, err := os.MkdirTemp("", "swe-adept-test-home-*")
+	if err != nil {
+		panic(err)
+	}
+	for _, k := range []string{"HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"} {
+		os.Setenv(k, home)
+	}
+	os.Unsetenv("SWE_ADEPT_CONFIG")
+	code := m.Run()
+	os.RemoveAll(home)
+	os.Exit(code)
 }
 
 // cli prepares the swe-adept command as a separate process.

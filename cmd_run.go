@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/swe-adept/swe-adept/vcs"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -151,11 +153,19 @@ func runOptions(f runFlags, stdin io.Reader) (run.Options, error) {
 		}
 		opts.Locations = locs
 	}
+	if f.resume != "" {
+		if err := knownRun(f.repo, f.resume); err != nil {
+			return opts, err
+		}
+	}
 	set, err := f.models.settings()
 	if err != nil {
 		return opts, err
 	}
 	set.Localize.Script, set.Resolve.Script, set.ScriptDelay = f.scriptLocalize, f.scriptResolve, f.scriptDelay
+	if err := explicitModel(set, f.models.localizeModel); err != nil {
+		return opts, usagef("%s", strings.Replace(err.Error(), "--model", "--localize-model", 2))
+	}
 	if opts.ResolveModel, err = set.ResolutionModel(); err != nil {
 		return opts, scriptOrModelError("--script-resolve", f.scriptResolve, err)
 	}
@@ -279,4 +289,17 @@ func statusError(s run.Summary) error {
 		return fmt.Errorf("run %s ended with %s: %s", s.ID, s.Status, s.Message)
 	}
 	return fmt.Errorf("run %s ended with %s", s.ID, s.Status)
+}
+
+// knownRun checks that --resume names a run of the repository, before
+// anything else is asked of the engineer.
+func knownRun(repo, id string) error {
+	r, err := vcs.Open(context.Background(), repo)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(run.RunsDir(r.CommonDir()), id)); err != nil {
+		return usagef("--resume %s: no such run in %s ('swe-adept runs' lists them)", id, r.Dir())
+	}
+	return nil
 }

@@ -41,14 +41,23 @@ func TestRunCommandBadInput(t *testing.T) {
 	if err := os.WriteFile(empty, []byte(" \n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	binary := filepath.Join(t.TempDir(), "issue.bin")
+	if err := os.WriteFile(binary, []byte("\x7fELF\x00\x01binary"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("OPENAI_BASE_URL", "")
+	script := []string{"--script-resolve", filepath.Join(runSample, "resolve.json")}
 	tests := []struct {
 		name  string
 		args  []string
 		usage bool
 		want  string
 	}{
+		{"binary issue", []string{"--repo", repo, "--issue", binary, "--headless"}, true, "is not text"},
+		{"unknown run to resume", []string{"--repo", repo, "--resume", "20990101-0000-dead", "--headless"}, true, "no such run"},
+		{"named localization model without a server", append([]string{"--repo", repo, "--issue", issue, "--headless", "--localize-model", "gpt-5.2"}, script...), true, "--localize-model gpt-5.2 needs a model server"},
+		{"the hint for no model names a working command", []string{"--repo", repo, "--issue", issue, "--headless"}, true, "'swe-adept localize' runs localization alone"},
 		{"no issue", []string{"--repo", repo, "--headless"}, true, "--issue is required"},
 		{"empty issue", []string{"--repo", repo, "--issue", empty, "--headless"}, true, "is empty"},
 		{"no model", []string{"--repo", repo, "--issue", issue, "--headless"}, true, "set OPENAI_API_KEY"},

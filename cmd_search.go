@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 
 	"github.com/swe-adept/swe-adept/index"
 )
@@ -64,8 +65,23 @@ func runSearch(ctx context.Context, w io.Writer, args []string) error {
 		return fmt.Errorf("search %s: %w", f.repo, err)
 	}
 	res := runTool(index.NewSearcher(ix), tool, query, f)
+	if res.Err != "" {
+		return usagef("%s", cliWords(res.Err))
+	}
 	return printResult(w, res, f.asJSON)
 }
+
+// cliWords puts the command line's names where a search error uses the
+// tool arguments' names the model sees.
+func cliWords(s string) string {
+	return argName.ReplaceAllStringFunc(s, func(w string) string { return cliName[w] })
+}
+
+var (
+	cliName = map[string]string{"file_path": "--file", "dir_path": "--dir", "start_line": "--start", "end_line": "--end",
+		"definition_name": "NAME", "file_name": "NAME", "content": "SNIPPET"}
+	argName = regexp.MustCompile(`\b(file_path|dir_path|start_line|end_line|definition_name|file_name|content)\b`)
+)
 
 func checkSearchTool(tool string) error {
 	switch tool {

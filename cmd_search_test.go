@@ -29,8 +29,6 @@ func TestSearchCommand(t *testing.T) {
 			[]string{"lines 32-33 of shop/payments.py", "33 |     return gateway.send("}},
 		{"child", []string{"--repo", repo, "child", "GiftOrder.wrap", "--file", "shop/orders/gift.py"},
 			[]string{"shop/orders/gift.py:GiftOrder.wrap  [method, lines 11-12]"}},
-		{"wrong argument is an observation", []string{"--repo", repo, "child", "nope", "--file", "shop/gift.py"},
-			[]string{"no file or folder `shop/gift.py` in the index. Closest paths:", "shop/orders/gift.py"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -44,6 +42,35 @@ func TestSearchCommand(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSearchCommandErrors: a wrong argument fails the command, in the
+// command line's words.
+func TestSearchCommandErrors(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	repo := "testdata/search/shop"
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--repo", repo, "child", "nope", "--file", "shop/gift.py"}, []string{"no file or folder `shop/gift.py` in the index. Closest paths:", "shop/orders/gift.py"}},
+		{[]string{"--repo", repo, "def", ""}, []string{"NAME is empty"}},
+		{[]string{"--repo", repo, "content", ""}, []string{"SNIPPET is empty", "--file with --start and --end"}},
+	}
+	for _, tt := range tests {
+		var out bytes.Buffer
+		err := runSearch(context.Background(), &out, tt.args)
+		var ue usageError
+		if !errors.As(err, &ue) {
+			t.Errorf("search %v: err %v, want a usage error", tt.args, err)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("search %v: %q lacks %q", tt.args, err, w)
+			}
+		}
 	}
 }
 

@@ -110,7 +110,7 @@ func explainModelError(err error) error {
 	switch {
 	case errors.Is(err, models.ErrNoServer):
 		return usagef("no model configured for the resolution agent: set OPENAI_API_KEY (or --base-url for a local server) and --model NAME, " +
-			"or play a transcript with --script-resolve FILE (localization can run offline with --localize-model heuristic)")
+			"or play a transcript with --script-resolve FILE ('swe-adept localize' runs localization alone, offline)")
 	case errors.Is(err, models.ErrNoModelName):
 		return usagef("no model name: pass --model NAME or set SWE_ADEPT_MODEL")
 	case err != nil:

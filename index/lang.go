@@ -44,3 +44,12 @@ func langForPath(p string) *language {
 	}
 	return nil
 }
+
+// Languages names the languages the index reads, for messages.
+func Languages() []string {
+	out := make([]string, len(languages))
+	for i, l := range languages {
+		out[i] = l.name
+	}
+	return out
+}

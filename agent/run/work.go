@@ -183,6 +183,9 @@ func (r *Run) index(ctx context.Context, dir string) (*index.Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index %s: %w", dir, err)
 	}
+	if ix.Stats().Units == 0 {
+		return nil, fmt.Errorf("index %s: no source files the index reads (%s): nothing to localize in", dir, strings.Join(index.Languages(), ", "))
+	}
 	return ix, nil
 }
 
