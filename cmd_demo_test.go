@@ -37,6 +37,10 @@ func TestDemoFlags(t *testing.T) {
 				}
 				return
 			}
+			if got.sandbox == nil || got.sandbox.mode != "auto" {
+				t.Errorf("sandbox flags %+v, want auto by default", got.sandbox)
+			}
+			got.sandbox = nil
 			if err != nil || got != tt.want {
 				t.Fatalf("got %+v, %v; want %+v", got, err, tt.want)
 			}
