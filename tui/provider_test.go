@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/swe-adept/swe-adept/agent/event"
@@ -43,5 +44,36 @@ func TestSlowCallShowsItsTime(t *testing.T) {
 	a.since["resolve"] = time.Now().Add(-42 * time.Second)
 	if got := a.busyText("resolve"); got != "thinking · 42s" {
 		t.Errorf("busy text %q", got)
+	}
+}
+
+// TestKeyBurstsAreNotLost: keys arriving together as one message each
+// count: "34" ends on the Activity pane.
+func TestKeyBurstsAreNotLost(t *testing.T) {
+	m := testModel(120, 40, Options{})
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("34")})
+	if view := ansi.Strip(m.View()); !strings.Contains(view, "▶ Activity") {
+		t.Errorf("a burst of two pane keys did not end on the second:\n%s", view)
+	}
+}
+
+// TestHelpFitsSmallScreens: "?" shows every steering key whole, from
+// 80×24 up.
+func TestHelpFitsSmallScreens(t *testing.T) {
+	evs := loadEvents(t, "demo.jsonl")
+	live := upTo(evs, func(e event.Event) bool { return e.Type == event.ToolCall })
+	for _, size := range [][2]int{{80, 24}, {100, 30}, {120, 40}, {200, 60}} {
+		m := testModel(size[0], size[1], Options{Gate: event.NewGate()})
+		feed(m, live...)
+		m.Update(press("?"))
+		view := ansi.Strip(m.View())
+		for _, want := range []string{"p ", "pause", "s ", "step one tool call", "n ", "note to the agent", "f ", "follow the run", "enter", "approve", "refuse with reason", "quit"} {
+			if !strings.Contains(view, want) {
+				t.Errorf("%dx%d: the help lacks %q:\n%s", size[0], size[1], want, view)
+			}
+		}
+		if strings.Contains(view, "…") {
+			t.Errorf("%dx%d: the help is cut off:\n%s", size[0], size[1], view)
+		}
 	}
 }
