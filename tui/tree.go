@@ -35,7 +35,7 @@ func newTreePane() treePane {
 // is updated in place.
 func (t *treePane) add(n event.Node) {
 	if old, ok := t.nodes[n.ID]; ok {
-		dead := old.DeadEnd || n.DeadEnd
+		dead := n.DeadEnd // the newest mark wins: a unit the search comes back to is live again
 		if n.Preview == "" {
 			n.Preview = old.Preview
 		}

@@ -31,6 +31,7 @@ func (t *Tree) addRoot(id, kind, preview, query string, children []string) {
 		t.add(&event.Node{ID: id, Kind: kind, Preview: oneLine(preview), Query: query})
 	}
 	t.listed(id, children)
+	t.leave(id)
 }
 
 // addChild enters a unit reached by find_child_unit. Its parent is the most
@@ -54,6 +55,46 @@ func (t *Tree) addChild(id, kind, preview, query string, children []string) {
 		t.reparent(n, parent)
 	}
 	t.listed(id, children)
+	t.leave(id)
+}
+
+// leave marks, as the search moves to id, the units it left without
+// following anything below them: dead ends for now. A unit the search
+// comes back through is live again; the final ranking settles both
+// (markDeadEnds).
+func (t *Tree) leave(id string) {
+	onPath := map[string]bool{}
+	for cur := id; cur != "" && !onPath[cur]; {
+		onPath[cur] = true
+		n, ok := t.byID[cur]
+		if !ok {
+			break
+		}
+		cur = n.Parent
+	}
+	followed := map[string]bool{}
+	for _, n := range t.nodes {
+		if n.Parent != "" {
+			followed[n.Parent] = true
+		}
+	}
+	changed := false
+	for _, n := range t.nodes {
+		dead := n.DeadEnd
+		switch {
+		case onPath[n.ID]:
+			dead = false
+		case !followed[n.ID]:
+			dead = true
+		}
+		if dead != n.DeadEnd {
+			n.DeadEnd, changed = dead, true
+			t.emit(*n)
+		}
+	}
+	if changed {
+		t.emit(*t.byID[id]) // the search stands here: the panes follow it
+	}
 }
 
 func (t *Tree) parentOf(id string) *event.Node {

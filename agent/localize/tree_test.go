@@ -80,3 +80,28 @@ func TestOneLine(t *testing.T) {
 		}
 	}
 }
+
+// TestDeadEndsAsTheSearchBacksOff: a unit left without following anything
+// below it is a dead end at once; coming back through it revives it; the
+// final ranking settles every mark.
+func TestDeadEndsAsTheSearchBacksOff(t *testing.T) {
+	dead := map[string]bool{}
+	tr := newTree(func(n event.Node) { dead[n.ID] = n.DeadEnd })
+	tr.addRoot("a.py:A", "class", "class A:", "find_code_def A", []string{"a.py:A.x", "a.py:A.y"})
+	tr.addChild("a.py:A.x", "method", "def x():", "a.py:A.x", []string{"b.py:deep"})
+	if dead["a.py:A"] || dead["a.py:A.x"] {
+		t.Fatalf("the path being followed is marked dead: %v", dead)
+	}
+	tr.addChild("a.py:A.y", "method", "def y():", "a.py:A.y", nil)
+	if !dead["a.py:A.x"] || dead["a.py:A"] || dead["a.py:A.y"] {
+		t.Fatalf("after backing off from A.x to A.y: %v", dead)
+	}
+	tr.addChild("b.py:deep", "function", "def deep():", "b.py:deep", nil)
+	if dead["a.py:A.x"] || dead["b.py:deep"] || !dead["a.py:A.y"] {
+		t.Fatalf("after coming back below A.x: %v", dead)
+	}
+	tr.markDeadEnds(func(id string) bool { return id == "a.py:A.y" })
+	if dead["a.py:A.y"] || !dead["b.py:deep"] || !dead["a.py:A.x"] || dead["a.py:A"] {
+		t.Fatalf("after the ranking kept A.y: %v", dead)
+	}
+}
