@@ -280,8 +280,10 @@ func statusError(s run.Summary) error {
 		return fmt.Errorf("run %s: the agent submitted no changes (the patch is empty)", s.ID)
 	case s.Status == "submitted":
 		return nil
+	case s.Status == "cancelled" && s.InPlace && strings.Contains(s.Message, "close run"):
+		return fmt.Errorf("run %s cancelled, and your checkout could NOT be put back: %s", s.ID, s.Message)
 	case s.Status == "cancelled" && s.InPlace:
-		return fmt.Errorf("run %s cancelled; your checkout was restored (in-place runs cannot be resumed)", s.ID)
+		return fmt.Errorf("run %s cancelled; your checkout was put back and checked; resume it with: swe-adept run --resume %s", s.ID, s.ID)
 	case s.Status == "cancelled":
 		return fmt.Errorf("run %s cancelled; resume it with: swe-adept run --resume %s", s.ID, s.ID)
 	}

@@ -33,6 +33,28 @@ type Families struct {
 	mu  sync.Mutex
 	mem *memory.Memory
 	seq int
+	// mergeRefused: the engineer refused a merge_solution.
+	mergeRefused bool
+}
+
+// MergeRefused reports whether the engineer refused a merge.
+func (f *Families) MergeRefused() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.mergeRefused
+}
+
+// Branched reports whether any hypothesis got a branch: the run worked
+// with hypotheses, so its solution is what it merges.
+func (f *Families) Branched() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, h := range f.mem.Hypotheses {
+		if h.Branch != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // New returns the tool families over cfg. A nil Memory starts a new one.

@@ -27,6 +27,7 @@ func (f *Families) MergeSolution(ctx context.Context, branch string) (tool.Outpu
 	}
 	switch rep.Decision {
 	case event.Refuse:
+		f.mergeRefused = true
 		return advice("merge_solution was refused by the engineer: %s", reason(rep)), nil
 	case event.Choose:
 		if h, out, ok = f.mergeable(rep.Choice); !ok {

@@ -31,14 +31,16 @@ type workspace struct {
 
 // state is what one run carries from phase to phase.
 type state struct {
-	ws        *workspace
-	locs      *localize.Locations
-	out       resolve.Outcome
-	merged    string
-	history   []llm.Message
-	mem       *memory.Memory
-	transcrpt Transcript
-	sum       Summary
+	ws           *workspace
+	locs         *localize.Locations
+	out          resolve.Outcome
+	merged       string
+	branched     bool // a hypothesis got a branch
+	mergeRefused bool // the engineer refused a merge
+	history      []llm.Message
+	mem          *memory.Memory
+	transcrpt    Transcript
+	sum          Summary
 }
 
 func (r *Run) work(ctx context.Context) {
@@ -220,6 +222,7 @@ func (r *Run) resolveIssue(ctx context.Context, st *state) error {
 	st.out, err = ag.Run(ctx)
 	st.sum.Resolve = st.out.Usage
 	st.merged = fam.Memory().Merged
+	st.branched, st.mergeRefused = fam.Branched(), fam.MergeRefused()
 	return err
 }
 
@@ -272,14 +275,30 @@ func scrubMessages(msgs []llm.Message, secrets []string) []llm.Message {
 }
 
 // status names how a run ended.
+// SubmittedUnmerged: the agent submitted, but no hypothesis was merged
+// onto the original state (and no refused merge explains why): the patch
+// is the workspace as it was, not a merged solution.
+const SubmittedUnmerged = "submitted_unmerged"
+
 func status(st *state, err error) string {
 	switch {
 	case errors.Is(err, context.Canceled):
 		return string(tool.Cancelled)
+	case st.out.Status == tool.Submitted && unmerged(st):
+		return SubmittedUnmerged
 	case st.out.Status != "":
 		return string(st.out.Status)
 	}
 	return "failed"
+}
+
+// unmerged: the run worked with hypotheses but merged none, and the agent
+// did not submit saying that the engineer refused its merge.
+func unmerged(st *state) bool {
+	if !st.branched || st.merged != "" {
+		return false
+	}
+	return !(st.mergeRefused && strings.Contains(strings.ToLower(submissionSummary(st)), "refus"))
 }
 
 // explain is the summary's message: what the status means for the engineer.
@@ -287,6 +306,8 @@ func explain(st *state, err error) string {
 	switch {
 	case err != nil && !errors.Is(err, context.Canceled):
 		return err.Error()
+	case st.out.Status == tool.Submitted && unmerged(st):
+		return "submitted without a merged solution: no merge_solution succeeded, so the patch is the workspace as the agent left it. " + strings.TrimSpace(submissionSummary(st))
 	case st.out.Status == tool.ExitNoTool:
 		return "the model kept answering without calling a tool; it may not support tool calls (try another --model)"
 	case st.out.Status == tool.ExitFormat:

@@ -1,0 +1,60 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/swe-adept/swe-adept/agent/llm"
+	"github.com/swe-adept/swe-adept/agent/localize"
+)
+
+func call(name string, args map[string]any) llm.Turn {
+	b, _ := json.Marshal(args)
+	return llm.Turn{ToolCalls: []llm.ScriptCall{{Name: name, Arguments: b}}}
+}
+
+// TestStatusNamesWhatWasMerged: a run that worked with hypotheses ends
+// "submitted" only with a merged solution, or when the agent submits
+// saying the engineer refused its merge; otherwise "submitted_unmerged",
+// and the summary says why.
+func TestStatusNamesWhatWasMerged(t *testing.T) {
+	needPython(t)
+	edit := call("str_replace_editor", map[string]any{"command": "str_replace", "path": "inventory/pricing.py",
+		"old_str": "    return round_cents(price - price * percent)", "new_str": "    return round_cents(price - price * percent / 100)"})
+	work := []llm.Turn{
+		call("init_base", map[string]any{}),
+		call("update_hypothesis", map[string]any{"hypotheses_markdown": "- [-] apply_discount must divide percent by 100"}),
+		call("start_hypothesis", map[string]any{"branch_name": "divide"}),
+		call("update_todo", map[string]any{"current_hypothesis": "h1", "todos_markdown": "- [-] Divide by 100"}),
+		edit,
+		call("commit_todo", map[string]any{"todo_content": "t1", "commit_message": "Divide by 100"}),
+		call("update_hypothesis", map[string]any{"hypotheses_markdown": "- [v] apply_discount must divide percent by 100"}),
+		call("merge_solution", map[string]any{"branch_name": "divide"}),
+	}
+	tests := []struct {
+		name, approve, summary, want string
+	}{
+		{"merged", "auto", "divided by 100", "submitted"},
+		{"merge refused, submitted anyway", "deny", "divided by 100", SubmittedUnmerged},
+		{"merge refused, and the agent says so", "deny", "the engineer refused the merge; the branch divide holds the fix", "submitted"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			turns := append(append([]llm.Turn{}, work...), call("submit", map[string]any{"summary": tc.summary}))
+			repo, _ := sampleRepo(t)
+			r, err := Start(context.Background(), Options{Repo: repo, Issue: readIssue(t), Approve: tc.approve,
+				ResolveModel: llm.NewScripted(&llm.Script{Turns: turns}), Locations: &localize.Locations{Files: []string{"inventory/pricing.py"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum, _ := r.Wait()
+			if sum.Status != tc.want {
+				t.Fatalf("status %s, want %s (%s)", sum.Status, tc.want, sum.Message)
+			}
+			if tc.want == SubmittedUnmerged && sum.Merged != "" {
+				t.Errorf("merged %q with status %s", sum.Merged, sum.Status)
+			}
+		})
+	}
+}
