@@ -107,7 +107,9 @@ func (m *Model) helpView(r rect) string {
 
 // compactNav is the movement keys in pairs, for the help on small screens.
 func compactNav() []key.Binding {
-	b := func(help, desc string) key.Binding { return key.NewBinding(key.WithKeys(help), key.WithHelp(help, desc)) }
+	b := func(help, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(help), key.WithHelp(help, desc))
+	}
 	return []key.Binding{b("↑↓/kj", "up, down"), b("←→/hl", "scroll diff"), b("pgup/u pgdn/d", "page"), b("g G", "top, bottom")}
 }
 
