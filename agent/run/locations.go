@@ -20,19 +20,65 @@ import (
 // or Choose with Choice = the edited list, one per line.
 const EditLocationsAction = "edit_locations"
 
-func (r *Run) editLocations(ctx context.Context, st *state) error {
+// maxRefusals is how many rankings the engineer may refuse before the run
+// stops and asks for locations given by hand.
+const maxRefusals = 3
+
+// settleLocations localizes and, in ask mode, puts the ranking to the
+// engineer. A refused ranking goes back to the localizer with the reason;
+// resolution never starts on one.
+func (r *Run) settleLocations(ctx context.Context, st *state) error {
+	for refusals := 1; ; refusals++ {
+		if err := r.locate(ctx, st); err != nil {
+			return err
+		}
+		reason, err := r.editLocations(ctx, st)
+		if err != nil || reason == "" {
+			return err
+		}
+		if r.opts.Locations != nil || refusals >= maxRefusals {
+			return fmt.Errorf("the ranked locations were refused (%s); start again with --locations FILE naming where to work", reason)
+		}
+		r.refusedLocs = append(r.refusedLocs, refusedRanking{reason: reason, locs: append(append([]string{}, st.locs.Functions...), st.locs.Files...)})
+		r.emit(event.Event{Type: event.Message, Agent: event.Runtime, Text: "locations refused: " + reason + "; localizing again with the reason"})
+		st.locs = nil
+	}
+}
+
+// refusedRanking is a ranking the engineer refused, and why.
+type refusedRanking struct {
+	reason string
+	locs   []string
+}
+
+// locationNotes tells the localizer what the engineer refused and why.
+func (r *Run) locationNotes() string {
+	var b strings.Builder
+	for _, rr := range r.refusedLocs {
+		fmt.Fprintf(&b, "\n\nNote from the engineer: they refused an earlier ranking (%s) because: %s", strings.Join(rr.locs, ", "), rr.reason)
+	}
+	return b.String()
+}
+
+// editLocations puts the ranking to the engineer. It returns the reason
+// when they refuse it.
+func (r *Run) editLocations(ctx context.Context, st *state) (refused string, err error) {
 	if r.mode != resolve.ModeAsk || r.meta != nil {
-		return nil
+		return "", nil
 	}
 	req := event.NewApproval("locations-1", EditLocationsAction, "ranked locations")
 	req.Summary = "The resolution agent will start from these locations, best first. Keep them, or edit the list (one per line: path:Qualified.name for a function, a path for a file)."
 	req.Options = append(append([]string{}, st.locs.Functions...), st.locs.Files...)
 	rep, err := event.Ask(ctx, r.bus, event.Runtime, r.approver(), req)
 	if err != nil {
-		return fmt.Errorf("edit locations: %w", err)
+		return "", fmt.Errorf("edit locations: %w", err)
 	}
-	if rep.Decision != event.Choose {
-		return nil
+	switch rep.Decision {
+	case event.Refuse:
+		return nonEmpty(strings.TrimSpace(rep.Reason), "no reason given"), nil
+	case event.Choose:
+	default:
+		return "", nil
 	}
 	files, funcs := ParseLocations(rep.Choice)
 	files, funcs = r.checkLocations(st.ws.Dir, files, funcs)
@@ -40,7 +86,7 @@ func (r *Run) editLocations(ctx context.Context, st *state) error {
 	edited.Files, edited.Functions = files, funcs
 	st.locs = &edited
 	r.emit(event.Event{Type: event.Ranked, Agent: event.Localizer, Ranking: &event.Ranking{Files: files, Functions: funcs}})
-	return st.locs.Save(filepath.Join(r.Dir, LocationsFile))
+	return "", st.locs.Save(filepath.Join(r.Dir, LocationsFile))
 }
 
 // checkLocations keeps locations an engineer gave that name something in the
@@ -147,4 +193,11 @@ func localizeMessages(eventsPath string) []llm.Message {
 		}
 	}
 	return out
+}
+
+// sumUsage adds one localization's usage to an earlier one's.
+func sumUsage(a, b event.UsageInfo) event.UsageInfo {
+	return event.UsageInfo{PromptTokens: a.PromptTokens + b.PromptTokens, CompletionTokens: a.CompletionTokens + b.CompletionTokens,
+		CachedTokens: a.CachedTokens + b.CachedTokens, Calls: a.Calls + b.Calls, Cost: a.Cost + b.Cost,
+		Priced: (a.Priced || a.Calls == 0) && (b.Priced || b.Calls == 0), Context: b.Context, Window: b.Window}
 }

@@ -65,18 +65,20 @@ type Run struct {
 	ID  string
 	Dir string // the run folder
 
-	opts    Options
-	mode    resolve.Mode
-	repo    *vcs.Repo // the engineer's checkout
-	meta    *Meta     // set when resuming
-	bus     *event.Bus
-	log     *os.File
-	events  <-chan event.Event
-	taken   atomic.Bool
-	gate    *event.Gate
-	cancel  context.CancelFunc
-	done    chan struct{}
-	secrets []string
+	opts Options
+	mode resolve.Mode
+	// refusedLocs are the rankings the engineer refused, for the localizer.
+	refusedLocs []refusedRanking
+	repo        *vcs.Repo // the engineer's checkout
+	meta        *Meta     // set when resuming
+	bus         *event.Bus
+	log         *os.File
+	events      <-chan event.Event
+	taken       atomic.Bool
+	gate        *event.Gate
+	cancel      context.CancelFunc
+	done        chan struct{}
+	secrets     []string
 
 	mu      sync.Mutex
 	summary Summary

@@ -3,10 +3,13 @@ package run
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
+	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/localize"
+	"github.com/swe-adept/swe-adept/index"
 )
 
 func call(name string, args map[string]any) llm.Turn {
@@ -57,4 +60,72 @@ func TestStatusNamesWhatWasMerged(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRefusedLocationsGoBackToTheLocalizer: refusing the ranking with a
+// reason localizes again with that reason in the localizer's task, and
+// resolution starts only on a ranking the engineer accepted.
+func TestRefusedLocationsGoBackToTheLocalizer(t *testing.T) {
+	needPython(t)
+	repo, _ := sampleRepo(t)
+	var seen []string
+	loc := &recordingModel{inner: llm.NewHeuristic, seen: &seen}
+	r, err := Start(context.Background(), Options{Repo: repo, Issue: readIssue(t), Approve: "ask", ResolveModel: script(t, "resolve.json"),
+		Localizer: loc.build})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	for e := range r.Events() {
+		if e.Type != event.Approval {
+			continue
+		}
+		if e.Approval.Action == EditLocationsAction {
+			asked++
+			if asked == 1 {
+				e.Approval.Answer(event.Reply{Decision: event.Refuse, Reason: "the bug is in how the cart calls it"})
+				continue
+			}
+		}
+		e.Approval.Answer(event.Reply{Decision: event.Approve})
+	}
+	sum, _ := r.Wait()
+	if asked != 2 {
+		t.Fatalf("the ranking was put to the engineer %d times, want 2", asked)
+	}
+	found := false
+	for _, s := range seen {
+		found = found || strings.Contains(s, "the bug is in how the cart calls it")
+	}
+	if !found {
+		t.Errorf("the refusal's reason never reached the localizer")
+	}
+	if sum.Status == "" {
+		t.Error("no status")
+	}
+}
+
+// recordingModel wraps the offline localizer and keeps the first user
+// message of each conversation it sees.
+type recordingModel struct {
+	inner func(*index.Index, *index.Searcher) *llm.Heuristic
+	m     llm.Model
+	seen  *[]string
+}
+
+func (r *recordingModel) build(ix *index.Index) (llm.Model, string, error) {
+	r.m = r.inner(ix, index.NewSearcher(ix))
+	return r, "", nil
+}
+
+func (r *recordingModel) Name() string { return r.m.Name() }
+
+func (r *recordingModel) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	for _, m := range req.Messages {
+		if m.Role == llm.User {
+			*r.seen = append(*r.seen, m.Content)
+			break
+		}
+	}
+	return r.m.Complete(ctx, req)
 }

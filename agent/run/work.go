@@ -67,10 +67,7 @@ func (r *Run) phases(ctx context.Context, st *state) error {
 	if err := r.saveMeta(st); err != nil {
 		return err
 	}
-	if err := r.locate(ctx, st); err != nil {
-		return err
-	}
-	if err := r.editLocations(ctx, st); err != nil {
+	if err := r.settleLocations(ctx, st); err != nil {
 		return err
 	}
 	return r.resolveIssue(ctx, st)
@@ -141,11 +138,11 @@ func (r *Run) locate(ctx context.Context, st *state) error {
 	if err != nil {
 		return err
 	}
-	locs, err := localize.Run(ctx, localize.Config{Index: ix, Model: model, Bus: r.bus, Gate: r.gate, Issue: r.opts.Issue,
+	locs, err := localize.Run(ctx, localize.Config{Index: ix, Model: model, Bus: r.bus, Gate: r.gate, Issue: r.opts.Issue + r.locationNotes(),
 		MaxIterations: r.opts.LocalizeMaxIterations, MaxTokens: r.opts.MaxTokens, MaxCost: r.opts.MaxCost})
 	if locs != nil {
 		st.locs = locs
-		st.sum.Localize = locs.Usage
+		st.sum.Localize = sumUsage(st.sum.Localize, locs.Usage)
 		if serr := locs.Save(path); serr != nil && err == nil {
 			err = serr
 		}
