@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -28,9 +29,13 @@ func init() {
   git init_base                             git start_hypothesis BRANCH
   git commit_todo TODO MESSAGE              git revert_to HYPOTHESIS TODO NEW_BRANCH
   git compare_hypotheses                    git merge_solution BRANCH
+  git finish                                (back to your branch, your work, and the solution on top)
 
-Works in the checkout itself, as the agent does in its workspace; init_base detaches HEAD so your
-branch never moves (return with git switch BRANCH). Working memory: .git/swe-adept/hyp/<run>/memory.json.`,
+Works in the checkout itself, as the agent does in its workspace. init_base sets your uncommitted
+work aside (exactly, on a private ref) and detaches HEAD so your branch never moves; the session
+holds the checkout until 'hyp git finish', which checks your branch out again, restores your
+uncommitted work, and applies the merged solution, if any, on top as uncommitted changes.
+Working memory: .git/swe-adept/hyp/<run>/memory.json.`,
 		run: runHyp,
 	})
 }
@@ -67,6 +72,37 @@ var hypCalls = map[string]hypCall{
 	"merge_solution": {"git", 1, func(ctx context.Context, f *hyp.Families, a []string) (tool.Output, error) {
 		return f.MergeSolution(ctx, a[0])
 	}},
+	"finish": {"git", 0, nil}, // runHyp ends the session itself
+}
+
+// finishHand ends a session by hand: the engineer's branch and work come
+// back, with the merged solution on top as uncommitted changes.
+func finishHand(ctx context.Context, dir, runID string, f *hyp.Families, w io.Writer) error {
+	mem := f.Memory()
+	patch := ""
+	if mem.Solution != "" {
+		repo, err := vcs.Open(ctx, dir)
+		if err != nil {
+			return err
+		}
+		if patch, err = repo.Patch(ctx, mem.Original, mem.Solution); err != nil {
+			return fmt.Errorf("finish: the merged solution: %w", err)
+		}
+	}
+	res, err := vcs.FinishHand(ctx, dir, runID, patch)
+	if errors.Is(err, vcs.ErrNoHandSession) {
+		return usagef("no hypothesis session by hand is open for --run %s (init_base opens one)", runID)
+	}
+	if err != nil {
+		return err
+	}
+	where := nonEmptyStr(res.Branch, "commit "+res.Head)
+	if patch == "" {
+		fmt.Fprintf(w, "Back on %s with your uncommitted work as it was; nothing was merged.\n", where)
+		return nil
+	}
+	fmt.Fprintf(w, "Back on %s with your uncommitted work as it was, and the merged solution (%s) applied on top as uncommitted changes.\n", where, mem.Merged)
+	return nil
 }
 
 func runHyp(ctx context.Context, args []string) error {
@@ -93,6 +129,14 @@ func runHyp(ctx context.Context, args []string) error {
 	f, err := openFamilies(ctx, *repoDir, *runID, policy)
 	if err != nil {
 		return err
+	}
+	if pos[1] == "init_base" && f.Memory().Original == "" {
+		if err := vcs.OpenHand(ctx, *repoDir, *runID); err != nil {
+			return fmt.Errorf("init_base: %w", err)
+		}
+	}
+	if pos[1] == "finish" {
+		return finishHand(ctx, *repoDir, *runID, f, os.Stdout)
 	}
 	out, err := call.run(ctx, f, a)
 	if err != nil {

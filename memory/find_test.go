@@ -110,7 +110,7 @@ func TestSetters(t *testing.T) {
 	if err := m.SetCurrent("state machine lexer rewrite"); err != nil || m.Current != "h2" {
 		t.Errorf("SetCurrent: %v, current %q", err, m.Current)
 	}
-	if err := m.SetMerged(""); err == nil {
+	if err := m.SetMerged("", ""); err == nil {
 		t.Error("want an error for an empty merged branch")
 	}
 }

@@ -18,6 +18,7 @@ type Memory struct {
 	Base       string        `json:"base,omitempty"`     // hash of the common working base
 	Current    string        `json:"current,omitempty"`  // id of the current hypothesis
 	Merged     string        `json:"merged,omitempty"`   // branch merged as the solution
+	Solution   string        `json:"solution,omitempty"` // the commit of the merged solution on the original state
 	Hypotheses []*Hypothesis `json:"hypotheses"`         // confidence order; dropped ones last
 	NextID     int           `json:"next_id"`            // next hypothesis number; ids are never reused
 
@@ -225,12 +226,13 @@ func (m *Memory) SetBranch(id, branch string) error {
 	return nil
 }
 
-// SetMerged records the branch merged onto the original state as the solution.
-func (m *Memory) SetMerged(branch string) error {
+// SetMerged records the branch merged onto the original state as the
+// solution, and the solution's commit.
+func (m *Memory) SetMerged(branch, solution string) error {
 	if branch == "" {
 		return fmt.Errorf("set merged: empty branch name")
 	}
-	m.Merged = branch
+	m.Merged, m.Solution = branch, solution
 	m.changed()
 	return nil
 }

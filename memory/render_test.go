@@ -42,7 +42,7 @@ func richMemory(t *testing.T) *Memory {
 	must(m.SetBranch("h2", "swe-adept/run1/h2"))
 	_, err = m.UpdateHypotheses("1. [v] Patch every caller to pass empty\n2. [!] Fix the tokenizer loop on empty input")
 	must(err)
-	must(m.SetMerged("swe-adept/run1/h3"))
+	must(m.SetMerged("swe-adept/run1/h3", "abc"))
 	return m
 }
 

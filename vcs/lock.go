@@ -40,6 +40,9 @@ func self(run string) Owner {
 // Alive reports whether the owner is still running: same boot, same pid,
 // same start time. Where /proc cannot tell, a pid that answers counts.
 func (o Owner) Alive() bool {
+	if o.PID == handPID {
+		return true // a session by hand holds it until `hyp git finish`
+	}
 	if o.Boot != "" && bootID() != "" && o.Boot != bootID() {
 		return false
 	}
@@ -65,6 +68,9 @@ func acquireLock(co *Repo, run string) error {
 		o, rerr := readLock(co)
 		if rerr != nil {
 			return fmt.Errorf("in-place lock %s is unreadable (%v): if no swe-adept run is working here, remove it", path, rerr)
+		}
+		if o.PID == handPID {
+			return fmt.Errorf("%w: the hypothesis session %s run by hand holds it; end it with `swe-adept hyp git finish --run %s`", ErrCheckoutBusy, o.Run, o.Run)
 		}
 		if o.Alive() {
 			return fmt.Errorf("%w: run %s (pid %d); wait for it, or stop it first", ErrCheckoutBusy, o.Run, o.PID)

@@ -103,7 +103,7 @@ func crashedStates(co *Repo, runID string) ([]runState, error) {
 		if err != nil || json.Unmarshal(data, &st) != nil {
 			continue
 		}
-		if !st.InPlace || st.Finished || st.Restored || (runID != "" && st.ID != runID) {
+		if !st.InPlace || st.Manual || st.Finished || st.Restored || (runID != "" && st.ID != runID) {
 			continue
 		}
 		if lockErr == nil && owner.Run == st.ID && owner.Alive() {

@@ -87,7 +87,10 @@ func readStates(co *Repo, get func(string) *RunInfo) error {
 		}
 		var st runState
 		if err := json.Unmarshal(data, &st); err != nil {
+			// Whatever it said, the set-aside work of the checkout may be
+			// the only copy: keep it.
 			slog.Warn("unreadable run state", "file", e.Name(), "err", err)
+			get(id).Pending = StashRefPrefix + id + "/" + checkoutStash
 			continue
 		}
 		r := get(id)
@@ -203,6 +206,9 @@ func GC(ctx context.Context, repo, runID string) ([]string, error) {
 			targets = append(targets, r)
 		}
 	}
+	if o, err := readLock(co); err == nil && runID != "" && o.Run == runID && o.Alive() {
+		return nil, fmt.Errorf("gc: run %s is still working in this checkout (or its session by hand is open): %w", runID, ErrCheckoutBusy)
+	}
 	if runID != "" && len(targets) == 0 {
 		return nil, fmt.Errorf("gc: no run %q in %s", runID, co.dir)
 	}
@@ -237,7 +243,7 @@ func gcRun(ctx context.Context, co *Repo, r RunInfo) ([]string, error) {
 		refs = append(refs, "refs/heads/"+b)
 	}
 	for _, ref := range refs {
-		if ref == r.Pending || checkedOut[ref] {
+		if ref == r.Pending || (r.Pending != "" && strings.HasPrefix(ref, StashRefPrefix+r.ID+"/")) || checkedOut[ref] {
 			kept = append(kept, ref)
 			continue
 		}

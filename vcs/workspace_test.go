@@ -2,6 +2,7 @@ package vcs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -435,6 +436,7 @@ func TestGCKeepsUnrestoredEngineerChanges(t *testing.T) {
 	if _, err := OpenWorkspace(ctx, dir, "crashed", Mode{InPlace: true}); err != nil {
 		t.Fatal(err)
 	}
+	crash(t, dir, "crashed")
 	runs, err := ListRuns(ctx, dir)
 	if err != nil || len(runs) != 1 {
 		t.Fatalf("ListRuns = %+v, %v", runs, err)
@@ -454,5 +456,19 @@ func TestGCKeepsUnrestoredEngineerChanges(t *testing.T) {
 	after := stateOf(t, dir)
 	if after.Staged != before.Staged || after.Unstaged != before.Unstaged || after.Files["notes/todo.txt"] != before.Files["notes/todo.txt"] {
 		t.Error("git stash apply --index did not bring the changes back")
+	}
+}
+
+// crash makes the lock of run look left by a dead process, as after kill -9.
+func crash(t *testing.T, dir, run string) {
+	t.Helper()
+	co, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := Owner{Run: run, PID: 1 << 22, Start: "1", Boot: bootID()}
+	data, _ := json.Marshal(dead)
+	if err := os.WriteFile(lockPath(co), data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

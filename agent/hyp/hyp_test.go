@@ -353,3 +353,27 @@ func TestCheckpointPublishesBothDiffs(t *testing.T) {
 		t.Errorf("diff events: checkpoint vs parent %v, hypothesis vs original %v; want both", toCheckpoint, toBranch)
 	}
 }
+
+// TestChooseAnotherKeepsEachCheckpoint: when the engineer picks another
+// checkpoint than the agent asked for, the continuation's to-dos carry
+// their own checkpoints, up to the chosen one and no further.
+func TestChooseAnotherKeepsEachCheckpoint(t *testing.T) {
+	ctx := context.Background()
+	f, dir, _ := setup(t, &answers{replies: []event.Reply{{Decision: event.Choose, Choice: "h1/t1 abc a"}}})
+	expectOK(t, "Original")(f.InitBase(ctx))
+	expectOK(t, "h1")(f.UpdateHypothesis(ctx, "- [-] one\n- [ ] two"))
+	expectOK(t, "one")(f.StartHypothesis(ctx, "one"))
+	expectOK(t, "t1")(f.UpdateTodo(ctx, "h1", "- [-] a\n- [ ] b\n- [ ] c"))
+	write(t, dir, "calc.py", "a\n")
+	expectOK(t, "Committed")(f.CommitTodo(ctx, "a", "a"))
+	write(t, dir, "calc.py", "b\n")
+	expectOK(t, "Committed")(f.CommitTodo(ctx, "b", "b"))
+	expectOK(t, "step t1")(f.RevertTo(ctx, "h1", "t2", "two"))
+	h1, h2 := f.mem.Hypothesis("h1"), f.mem.Hypothesis("h2")
+	if len(h2.Todos) != 1 || h2.Todos[0].Content != "a" || h2.Todos[0].Hash != h1.Todo("t1").Hash {
+		t.Fatalf("h2's to-dos after choosing h1/t1: %+v", h2.Todos)
+	}
+	if h1.Todo("t1").Hash == h1.Todo("t2").Hash || h1.Todo("t2").Hash == "" {
+		t.Errorf("h1's checkpoints changed: t1 %s t2 %s", h1.Todo("t1").Hash, h1.Todo("t2").Hash)
+	}
+}

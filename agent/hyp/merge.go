@@ -56,7 +56,7 @@ func (f *Families) finishMerge(ctx context.Context, h *memory.Hypothesis, hash, 
 	if err := f.cfg.Repo.CreateBranchAt(ctx, sol, hash); err != nil {
 		return tool.Output{}, fmt.Errorf("merge %s: name the solution: %w", h.Branch, err)
 	}
-	if err := f.mem.SetMerged(h.Branch); err != nil {
+	if err := f.mem.SetMerged(h.Branch, hash); err != nil {
 		return tool.Output{}, err
 	}
 	if err := f.commit(ctx); err != nil {
