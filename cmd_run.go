@@ -276,12 +276,12 @@ func patchNote(s run.Summary) string {
 // the engineer can do about it.
 func statusError(s run.Summary) error {
 	switch {
+	case s.CheckoutError != "":
+		return fmt.Errorf("run %s ended with %s, and your checkout was NOT put back: %s", s.ID, s.Status, s.CheckoutError)
 	case s.Status == "submitted" && s.Patch == "":
 		return fmt.Errorf("run %s: the agent submitted no changes (the patch is empty)", s.ID)
 	case s.Status == "submitted":
 		return nil
-	case s.Status == "cancelled" && s.InPlace && strings.Contains(s.Message, "close run"):
-		return fmt.Errorf("run %s cancelled, and your checkout could NOT be put back: %s", s.ID, s.Message)
 	case s.Status == "cancelled" && s.InPlace:
 		return fmt.Errorf("run %s cancelled; your checkout was put back and checked; resume it with: swe-adept run --resume %s", s.ID, s.ID)
 	case s.Status == "cancelled":

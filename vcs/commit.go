@@ -66,7 +66,11 @@ func (r *Repo) CommitAll(ctx context.Context, msg string) (string, error) {
 	if strings.TrimSpace(msg) == "" {
 		return "", fmt.Errorf("commit in %s: empty commit message", r.dir)
 	}
-	if _, err := r.git(ctx, "add", "-A"); err != nil {
+	add, err := r.addAllArgs(ctx)
+	if err != nil {
+		return "", fmt.Errorf("commit %q: %w", firstLine(msg), err)
+	}
+	if _, err := r.git(ctx, append([]string{"add"}, add...)...); err != nil {
 		return "", fmt.Errorf("commit %q: stage changes: %w", firstLine(msg), err)
 	}
 	tree, err := r.writeTree(ctx)

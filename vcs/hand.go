@@ -56,6 +56,9 @@ func OpenHand(ctx context.Context, repo, runID string) error {
 	if head.Hash == "" {
 		return errors.New("the repository has no commits yet: make a first commit")
 	}
+	if err := co.checkExact(ctx); err != nil {
+		return err
+	}
 	if err := acquireLock(co, runID); err != nil {
 		return err
 	}

@@ -67,7 +67,11 @@ func (r *Repo) Snapshot(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	tree, err := r.snapshotTree(ctx, "-A")
+	args, err := r.addAllArgs(ctx)
+	if err != nil {
+		return "", err
+	}
+	tree, err := r.snapshotTree(ctx, args...)
 	if err != nil {
 		return "", err
 	}
@@ -146,7 +150,11 @@ func (r *Repo) saveState(ctx context.Context, ref string) (string, []string, err
 		}
 		parents = append(parents, ucommit)
 	}
-	w, err := r.commitTree(ctx, wtree, "WIP on "+label, parents...)
+	modes, err := r.fileModes(ctx, untracked)
+	if err != nil {
+		return "", nil, err
+	}
+	w, err := r.commitTree(ctx, wtree, "WIP on "+label+modes, parents...)
 	if err != nil {
 		return "", nil, err
 	}
@@ -237,6 +245,9 @@ func (r *Repo) Restore(ctx context.Context, name string) error {
 			return fmt.Errorf("restore %q: untracked files: %w", name, err)
 		}
 	}
+	if err := r.restoreModes(ctx, ref); err != nil {
+		return fmt.Errorf("restore %q: file modes: %w", name, err)
+	}
 	if _, err := r.git(ctx, "read-tree", itree); err != nil {
 		return fmt.Errorf("restore %q: index: %w", name, err)
 	}
@@ -294,4 +305,84 @@ func nonEmpty(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// modesHeader starts the list of exact file modes in a set-aside commit's
+// message: git keeps only the executable bit, and a 0600 file must not
+// come back as 0644.
+const modesHeader = "\n\nswe-adept file modes:\n"
+
+// fileModes lists the changed and untracked files whose permissions git
+// would not bring back, for the set-aside commit's message.
+func (r *Repo) fileModes(ctx context.Context, untracked []string) (string, error) {
+	changed, err := r.cmd("diff", "-z", "--name-only", "HEAD").run(ctx)
+	if err != nil {
+		return "", fmt.Errorf("list changed files: %w", err)
+	}
+	var b strings.Builder
+	for _, p := range append(strings.Split(string(changed), "\x00"), untracked...) {
+		if p == "" {
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(r.dir, filepath.FromSlash(p)))
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if perm := fi.Mode().Perm(); perm != 0o644 && perm != 0o755 {
+			fmt.Fprintf(&b, "%04o %s\n", perm, p)
+		}
+	}
+	if b.Len() == 0 {
+		return "", nil
+	}
+	return modesHeader + b.String(), nil
+}
+
+// restoreModes applies the modes recorded in a set-aside commit.
+func (r *Repo) restoreModes(ctx context.Context, ref string) error {
+	msg, err := r.git(ctx, "log", "-1", "--format=%B", ref)
+	if err != nil {
+		return err
+	}
+	_, list, ok := strings.Cut(msg, strings.TrimLeft(modesHeader, "\n"))
+	if !ok {
+		return nil
+	}
+	for _, line := range strings.Split(list, "\n") {
+		mode, p, ok := strings.Cut(strings.TrimSpace(line), " ")
+		if !ok {
+			continue
+		}
+		var perm uint32
+		if _, err := fmt.Sscanf(mode, "%o", &perm); err != nil {
+			continue
+		}
+		if err := os.Chmod(filepath.Join(r.dir, filepath.FromSlash(p)), os.FileMode(perm)); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+// addAllArgs is `git add -A` leaving out untracked nested repositories:
+// they are the engineer's own, and git would add them as gitlinks (or
+// fail on one without commits).
+func (r *Repo) addAllArgs(ctx context.Context) ([]string, error) {
+	out, err := r.cmd("ls-files", "-z", "--others", "--exclude-standard", "--directory").run(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list untracked files: %w", err)
+	}
+	args := []string{"-A"}
+	for _, p := range strings.Split(string(out), "\x00") {
+		if !strings.HasSuffix(p, "/") {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(r.dir, filepath.FromSlash(p), ".git")); err == nil {
+			if len(args) == 1 {
+				args = append(args, "--", ".")
+			}
+			args = append(args, ":(exclude)"+strings.TrimSuffix(p, "/"))
+		}
+	}
+	return args, nil
 }

@@ -209,6 +209,9 @@ func (w *Workspace) openInPlace(ctx context.Context) error {
 	if head.Hash == "" {
 		return errors.New("the repository has no commits yet: make a first commit, or run without --in-place")
 	}
+	if err := co.checkExact(ctx); err != nil {
+		return err
+	}
 	if err := acquireLock(co, w.RunID); err != nil {
 		return err
 	}

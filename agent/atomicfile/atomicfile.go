@@ -11,13 +11,30 @@ import (
 	"path/filepath"
 )
 
-// Write replaces path with data atomically.
+// ErrNotRegular: the target exists and is not a regular file (a symlink,
+// a device, a folder), which a rename would destroy.
+var ErrNotRegular = errors.New("not a regular file")
+
+// Write replaces path with data atomically. It refuses to replace anything
+// but a regular file (or nothing), and the new file keeps the old one's
+// mode.
 func Write(path string, data []byte) error {
+	mode := os.FileMode(0o644)
+	if fi, err := os.Lstat(path); err == nil {
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("save %s: %w (it is a %s); name a file to write", path, ErrNotRegular, kind(fi.Mode()))
+		}
+		mode = fi.Mode().Perm()
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
 	if err != nil {
 		return fmt.Errorf("save %s: %w", path, err)
 	}
 	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save %s: %w", path, err)
+	}
 	_, werr := tmp.Write(data)
 	if err := errors.Join(werr, tmp.Sync(), tmp.Close()); err != nil {
 		return fmt.Errorf("save %s: %w", path, err)
@@ -35,4 +52,20 @@ func WriteJSON(path string, v any) error {
 		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
 	}
 	return Write(path, append(b, '\n'))
+}
+
+func kind(m os.FileMode) string {
+	switch {
+	case m&os.ModeSymlink != 0:
+		return "symbolic link"
+	case m.IsDir():
+		return "folder"
+	case m&os.ModeDevice != 0, m&os.ModeCharDevice != 0:
+		return "device"
+	case m&os.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&os.ModeSocket != 0:
+		return "socket"
+	}
+	return "special file"
 }

@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -26,5 +27,34 @@ func TestWriteReplacesWholeFile(t *testing.T) {
 	}
 	if err := Write(filepath.Join(dir, "no", "such", "dir", "x"), nil); err == nil {
 		t.Error("a missing folder must fail")
+	}
+}
+
+// TestWriteRefusesWhatItWouldDestroy: a symlink, a device or a folder at
+// the target is refused and left as it was; a regular file keeps its mode.
+func TestWriteRefusesWhatItWouldDestroy(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "real.txt")
+	os.WriteFile(target, []byte("keep"), 0o600)
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{link, "/dev/null", dir} {
+		if err := Write(p, []byte("x")); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("Write(%s) = %v, want ErrNotRegular", p, err)
+		}
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep" {
+		t.Error("the symlink's target was written")
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Error("the symlink was replaced")
+	}
+	if err := Write(target, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want the old 0600", fi.Mode().Perm())
 	}
 }

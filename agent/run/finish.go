@@ -39,8 +39,9 @@ func (r *Run) finish(parent context.Context, st *state, runErr error) {
 			sum.Message = join(sum.Message, err.Error())
 		}
 		if err := st.ws.close(ctx); err != nil {
-			r.emit(event.Event{Type: event.Error, Text: err.Error()})
+			r.emit(event.Event{Type: event.Error, Text: "your checkout was NOT put back: " + err.Error()})
 			sum.Message = join(sum.Message, err.Error())
+			sum.CheckoutError = err.Error()
 		}
 		r.apply(ctx, st)
 		if sum.Status == string(tool.Submitted) && sum.Patch == "" {

@@ -65,27 +65,29 @@ type Transcript struct {
 // Summary is how a run ended, as saved in summary.json and printed last
 // in headless mode.
 type Summary struct {
-	ID        string          `json:"id"`
-	Status    string          `json:"status"` // the resolution's exit status, or failed / cancelled
-	Message   string          `json:"message,omitempty"`
-	RunDir    string          `json:"run_dir"`
-	Workdir   string          `json:"workdir,omitempty"`
-	Patch     string          `json:"patch,omitempty"` // path of patch.diff; empty when there is no change
-	Stat      string          `json:"stat,omitempty"`
-	Dropped   []string        `json:"dropped,omitempty"` // scratch files left out of the patch
-	Merged    string          `json:"merged,omitempty"`  // branch merged as the solution
-	Applied   bool            `json:"applied,omitempty"` // patch applied to the engineer's checkout
-	Localize  event.UsageInfo `json:"localize_usage"`
-	Resolve   event.UsageInfo `json:"resolve_usage"`
-	Tokens    int             `json:"tokens"`
-	Cost      string          `json:"cost"` // "$0.41", or "unpriced"
-	Seconds   float64         `json:"seconds"`
-	Started   time.Time       `json:"started"`
-	Ended     time.Time       `json:"ended"`
-	Resumed   bool            `json:"resumed,omitempty"`
-	InPlace   bool            `json:"in_place,omitempty"` // worked in the checkout itself: cannot be resumed
-	Files     []string        `json:"files,omitempty"`
-	Functions []string        `json:"functions,omitempty"`
+	ID      string   `json:"id"`
+	Status  string   `json:"status"` // the resolution's exit status, or failed / cancelled
+	Message string   `json:"message,omitempty"`
+	RunDir  string   `json:"run_dir"`
+	Workdir string   `json:"workdir,omitempty"`
+	Patch   string   `json:"patch,omitempty"` // path of patch.diff; empty when there is no change
+	Stat    string   `json:"stat,omitempty"`
+	Dropped []string `json:"dropped,omitempty"` // scratch files left out of the patch
+	Merged  string   `json:"merged,omitempty"`  // branch merged as the solution
+	// CheckoutError: an in-place run could not give the checkout back.
+	CheckoutError string          `json:"checkout_error,omitempty"`
+	Applied       bool            `json:"applied,omitempty"` // patch applied to the engineer's checkout
+	Localize      event.UsageInfo `json:"localize_usage"`
+	Resolve       event.UsageInfo `json:"resolve_usage"`
+	Tokens        int             `json:"tokens"`
+	Cost          string          `json:"cost"` // "$0.41", or "unpriced"
+	Seconds       float64         `json:"seconds"`
+	Started       time.Time       `json:"started"`
+	Ended         time.Time       `json:"ended"`
+	Resumed       bool            `json:"resumed,omitempty"`
+	InPlace       bool            `json:"in_place,omitempty"` // worked in the checkout itself: cannot be resumed
+	Files         []string        `json:"files,omitempty"`
+	Functions     []string        `json:"functions,omitempty"`
 }
 
 func readJSON(path string, v any) error {

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// inPlaceRun runs a whole scripted in-place run as the engineer would.
+func inPlaceRun(t *testing.T, repo string) (string, error) {
+	t.Helper()
+	wd, _ := os.Getwd()
+	out, err := cli(t, repo, "run", "--repo", repo, "--in-place", "--headless", "--issue", filepath.Join(wd, runSample, "issue.md"),
+		"--script-resolve", filepath.Join(wd, runSample, "resolve.json"), "--locations", filepath.Join(wd, runSample, "locations.txt")).CombinedOutput()
+	return string(out), err
+}
+
+// TestInPlaceStartingStates runs an in-place run from each state an
+// engineer's checkout may be in: it either gives the checkout back byte
+// for byte, or refuses up front, saying why, and touches nothing.
+func TestInPlaceStartingStates(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed: the sample's scripted run needs it")
+	}
+	tests := []struct {
+		name    string
+		prepare func(t *testing.T, repo string)
+		refused string // "" when the run must complete and restore exactly
+	}{
+		{"mode 600 untracked and changed files", func(t *testing.T, repo string) {
+			write(t, repo, "secret.env", "TOKEN=x\n", 0o600)
+			os.Chmod(filepath.Join(repo, "crlf.txt"), 0o600)
+		}, ""},
+		{"a nested repository", func(t *testing.T, repo string) {
+			gitIn(t, repo, "init", "-q", "nested")
+			write(t, repo, "nested/own.txt", "its own\n", 0o644)
+		}, ""},
+		{"a clean filter", func(t *testing.T, repo string) {
+			gitIn(t, repo, "config", "filter.upper.clean", "tr a-z A-Z")
+			write(t, repo, ".gitattributes", "*.txt filter=upper\n", 0o644)
+		}, "git filter"},
+		{"autocrlf", func(t *testing.T, repo string) { gitIn(t, repo, "config", "core.autocrlf", "true") }, "core.autocrlf"},
+		{"add -N", func(t *testing.T, repo string) {
+			write(t, repo, "planned.txt", "later\n", 0o644)
+			gitIn(t, repo, "add", "-N", "planned.txt")
+		}, "intent-to-add"},
+		{"skip-worktree", func(t *testing.T, repo string) { gitIn(t, repo, "update-index", "--skip-worktree", "README.md") }, "skip-worktree"},
+		{"a merge in progress", func(t *testing.T, repo string) {
+			gitIn(t, repo, "stash", "push", "-q", "--include-untracked", "-m", "aside for the merge setup")
+			gitIn(t, repo, "checkout", "-q", "-b", "other")
+			write(t, repo, "other.txt", "from other\n", 0o644)
+			gitIn(t, repo, "add", "other.txt")
+			gitIn(t, repo, "commit", "-q", "-m", "other")
+			gitIn(t, repo, "checkout", "-q", "main")
+			gitIn(t, repo, "merge", "--no-commit", "--no-ff", "-q", "other")
+		}, "merge is in progress"},
+		{"a branch named swe-adept", func(t *testing.T, repo string) { gitIn(t, repo, "branch", "swe-adept") }, "branch named swe-adept"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := messyCheckout(t)
+			tc.prepare(t, repo)
+			before := checkoutState(t, repo)
+			out, err := inPlaceRun(t, repo)
+			if tc.refused != "" {
+				if err == nil || !strings.Contains(out, tc.refused) {
+					t.Errorf("want a refusal naming %q; err %v:\n%s", tc.refused, err, tail(out))
+				}
+			} else if err != nil {
+				t.Fatalf("run: %v\n%s", err, tail(out))
+			}
+			if after := checkoutState(t, repo); after != before {
+				t.Fatalf("the checkout differs:\n%s", diffLines(before, after))
+			}
+		})
+	}
+}
+
+// TestInPlaceSignals: SIGINT, SIGTERM, SIGHUP and SIGQUIT all end an
+// in-place run with the checkout put back, and a second in-place run
+// started meanwhile is refused.
+func TestInPlaceSignals(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed: the sample's scripted run needs it")
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			repo := messyCheckout(t)
+			before := checkoutState(t, repo)
+			cmd, sc := startRun(t, repo, "--in-place", "--script-delay", "50ms")
+			for i := 0; i < 40 && sc.Scan(); i++ {
+			}
+			second, err := inPlaceRun(t, repo)
+			if err == nil || !strings.Contains(second, "another swe-adept run is working in this checkout") {
+				t.Errorf("a second in-place run was not refused: %v\n%s", err, tail(second))
+			}
+			_ = cmd.Process.Signal(sig)
+			for sc.Scan() {
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Fatal("the run did not end on the signal")
+			}
+			if after := checkoutState(t, repo); after != before {
+				t.Fatalf("the checkout differs after %s:\n%s", sig, diffLines(before, after))
+			}
+		})
+	}
+}
