@@ -386,3 +386,21 @@ func (r *Repo) addAllArgs(ctx context.Context) ([]string, error) {
 	}
 	return args, nil
 }
+
+// RefClash names an existing ref that makes ref impossible to create: one
+// ref cannot be both a file and a folder of refs.
+func (r *Repo) RefClash(ctx context.Context, ref string) string {
+	if out, err := r.git(ctx, "for-each-ref", "--count=1", "--format=%(refname)", ref+"/"); err == nil && out != "" {
+		return out
+	}
+	for dir := ref; ; {
+		i := strings.LastIndexByte(dir, '/')
+		if i <= len("refs/heads") {
+			return ""
+		}
+		dir = dir[:i]
+		if ok, _ := r.refExists(ctx, dir); ok {
+			return dir
+		}
+	}
+}

@@ -42,7 +42,7 @@ func (f *Families) RevertTo(ctx context.Context, srcHyp, srcTodo, branch string)
 		return tool.Output{}, err
 	}
 	if err := f.cfg.Repo.CreateBranchAt(ctx, full, t.Hash); err != nil {
-		return advice("revert_to: %v", err), nil
+		return f.undoAside(ctx, "before-"+branch, aside != "", advice("revert_to: %v", err))
 	}
 	target, err := f.continuation(h, t, full)
 	if err != nil {

@@ -80,7 +80,7 @@ func (f *Families) StartHypothesis(ctx context.Context, branch string) (tool.Out
 		return tool.Output{}, err
 	}
 	if err := f.cfg.Repo.CreateBranchAt(ctx, full, f.mem.Base); err != nil {
-		return advice("start_hypothesis: %v", err), nil
+		return f.undoAside(ctx, "before-"+branch, aside != "", advice("start_hypothesis: %v", err))
 	}
 	if err := f.assign(ctx, h, full); err != nil {
 		return tool.Output{}, err
@@ -150,6 +150,12 @@ func (f *Families) newBranch(ctx context.Context, op, name string) (string, tool
 	if err := vcs.ValidBranchName(full); err != nil {
 		return "", advice("%s: %v", op, err), false
 	}
+	if len(name) > maxBranchName {
+		return "", advice("%s: the branch name is %d bytes long; use at most %d", op, len(name), maxBranchName), false
+	}
+	if clash := f.cfg.Repo.RefClash(ctx, "refs/heads/"+full); clash != "" {
+		return "", advice("%s: %s cannot be created next to the existing %s (one would be a folder of the other); choose another name", op, full, clash), false
+	}
 	exists, err := f.cfg.Repo.BranchExists(ctx, full)
 	if err != nil && ctx.Err() == nil {
 		return "", advice("%s: %q is not a usable branch name: %v", op, name, err), false
@@ -170,6 +176,24 @@ func (f *Families) onBranch(ctx context.Context, branch string) (tool.Output, bo
 		where = "a detached HEAD at " + short(head.Hash)
 	}
 	return advice("commit_todo: the workspace is on %s, not on the current hypothesis's branch %s; switch hypotheses with update_todo, or use revert_to", where, branch), false
+}
+
+// maxBranchName bounds a hypothesis branch's own name: ref names are
+// files, and a file name over 255 bytes cannot be made.
+const maxBranchName = 200
+
+// undoAside brings back what putAside set aside when the step it prepared
+// failed, so a tool that was not carried out leaves the tree as it was.
+func (f *Families) undoAside(ctx context.Context, name string, wasSet bool, out tool.Output) (tool.Output, error) {
+	if !wasSet {
+		return out, nil
+	}
+	saved := f.cfg.RunID + "-" + sanitize(name)
+	if err := f.cfg.Repo.Restore(ctx, saved); err != nil {
+		return tool.Output{}, fmt.Errorf("%s; and bringing back the changes set aside failed (they are on %s%s): %w", out.Text, vcs.StashRefPrefix, saved, err)
+	}
+	out.Text += "\nThe uncommitted changes set aside for it are back in the working tree."
+	return out, nil
 }
 
 // putAside keeps uncommitted changes on a private ref before a checkout, and

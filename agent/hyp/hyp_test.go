@@ -377,3 +377,24 @@ func TestChooseAnotherKeepsEachCheckpoint(t *testing.T) {
 		t.Errorf("h1's checkpoints changed: t1 %s t2 %s", h1.Todo("t1").Hash, h1.Todo("t2").Hash)
 	}
 }
+
+// TestFailedBranchLeavesTheTreeAlone: a start_hypothesis whose branch
+// cannot be made (a name clashing with an existing ref, one too long) is
+// refused before anything is set aside; the uncommitted work stays.
+func TestFailedBranchLeavesTheTreeAlone(t *testing.T) {
+	ctx := context.Background()
+	f, dir, _ := setup(t, nil)
+	expectOK(t, "Original")(f.InitBase(ctx))
+	expectOK(t, "h1")(f.UpdateHypothesis(ctx, "- [-] one\n- [ ] two"))
+	expectOK(t, "one")(f.StartHypothesis(ctx, "one"))
+	write(t, dir, "work.txt", "uncommitted\n")
+	for _, name := range []string{"one/deeper", strings.Repeat("x", 260)} {
+		out, err := f.StartHypothesis(ctx, name)
+		if err != nil || !out.Failed {
+			t.Fatalf("start_hypothesis %.20q: %v %+v", name, err, out)
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, "work.txt")); err != nil || string(b) != "uncommitted\n" {
+			t.Fatalf("start_hypothesis %.20q, not carried out, took the uncommitted work: %v", name, err)
+		}
+	}
+}
