@@ -33,6 +33,9 @@ var ErrCheckoutBusy = errors.New("another swe-adept run is working in this check
 
 func lockPath(co *Repo) string { return filepath.Join(co.commonDir, filepath.FromSlash(lockFile)) }
 
+// CurrentOwner names this process as the owner of run.
+func CurrentOwner(run string) Owner { return self(run) }
+
 func self(run string) Owner {
 	return Owner{Run: run, PID: os.Getpid(), Start: procStart(os.Getpid()), Boot: bootID()}
 }

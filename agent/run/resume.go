@@ -2,8 +2,10 @@ package run
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/swe-adept/swe-adept/agent/atomicfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -27,6 +29,9 @@ func (r *Run) prepareResume() error {
 		return err
 	}
 	r.opts.InPlace = meta.InPlace
+	if o, err := readOwner(r.Dir); err == nil && o.Alive() {
+		return fmt.Errorf("run %s is still running (pid %d): two processes cannot share its workspace; stop it first", r.ID, o.PID)
+	}
 	if s, err := LoadSummary(r.Dir); err == nil && s.Status == string(tool.Submitted) {
 		return fmt.Errorf("run %s already ended with a submitted solution (patch: %s); there is nothing to resume", r.ID, nonEmpty(s.Patch, "none"))
 	}
@@ -101,4 +106,21 @@ func (r *Run) reopenInPlace(ctx context.Context) (*workspace, error) {
 		return nil, fmt.Errorf("resume %s: %w", r.ID, err)
 	}
 	return &workspace{Dir: ws.Dir, Original: ws.Original, Repo: ws.Repo, close: ws.Close}, nil
+}
+
+// ownerFile names the process working on a run, so a resume can tell a
+// live run from a crashed one.
+const ownerFile = "owner.json"
+
+func writeOwner(dir, id string) error {
+	return atomicfile.WriteJSON(filepath.Join(dir, ownerFile), vcs.CurrentOwner(id))
+}
+
+func readOwner(dir string) (vcs.Owner, error) {
+	var o vcs.Owner
+	b, err := os.ReadFile(filepath.Join(dir, ownerFile))
+	if err != nil {
+		return o, err
+	}
+	return o, json.Unmarshal(b, &o)
 }

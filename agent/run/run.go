@@ -114,6 +114,9 @@ func Start(ctx context.Context, opts Options) (*Run, error) {
 	if err := r.openFolder(); err != nil {
 		return nil, err
 	}
+	if err := writeOwner(r.Dir, r.ID); err != nil {
+		return nil, err
+	}
 	r.events = r.bus.Subscribe()
 	ctx, r.cancel = context.WithCancel(ctx)
 	go r.work(ctx)

@@ -129,3 +129,28 @@ func (r *recordingModel) Complete(ctx context.Context, req llm.Request) (llm.Res
 	}
 	return r.m.Complete(ctx, req)
 }
+
+// TestResumeOfALiveRunIsRefused: two processes must not share a workspace.
+func TestResumeOfALiveRunIsRefused(t *testing.T) {
+	needPython(t)
+	repo, _ := sampleRepo(t)
+	r, err := Start(context.Background(), Options{Repo: repo, Issue: readIssue(t), Approve: "ask", ResolveModel: script(t, "resolve.json"),
+		Locations: &localize.Locations{Files: []string{"inventory/pricing.py"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := r.Events()
+	for e := range evs {
+		if e.Type == event.Approval {
+			break // the run waits for an answer: it is alive
+		}
+	}
+	_, err = Start(context.Background(), Options{Repo: repo, Resume: r.ID, ResolveModel: script(t, "resume.json"), Approve: "auto"})
+	if err == nil || !strings.Contains(err.Error(), "still running") {
+		t.Errorf("resume of a live run: %v", err)
+	}
+	r.Cancel()
+	for range evs {
+	}
+	r.Wait()
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -50,6 +51,7 @@ func (r *Run) work(ctx context.Context) {
 	st := &state{sum: Summary{ID: r.ID, RunDir: r.Dir, Started: r.opts.Now().UTC(), Resumed: r.meta != nil}}
 	err := r.phases(ctx, st)
 	r.finish(ctx, st, err)
+	os.Remove(filepath.Join(r.Dir, ownerFile)) // no longer running
 }
 
 func (r *Run) phases(ctx context.Context, st *state) error {
