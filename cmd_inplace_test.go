@@ -115,3 +115,45 @@ func TestInPlaceSignals(t *testing.T) {
 		})
 	}
 }
+
+// TestEditsDuringAnInPlaceRunAreKept: a file the engineer writes while the
+// run works in place stops the run; the checkout comes back as it was, and
+// the edit is kept as a patch that applies.
+func TestEditsDuringAnInPlaceRunAreKept(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed: the sample's scripted run needs it")
+	}
+	repo := messyCheckout(t)
+	before := checkoutState(t, repo)
+	cmd, sc := startRun(t, repo, "--in-place", "--script-delay", "150ms")
+	seen := 0
+	for sc.Scan() {
+		seen++
+		if strings.Contains(sc.Text(), `"phase":"resolve"`) {
+			break
+		}
+	}
+	time.Sleep(400 * time.Millisecond) // the agent is between calls
+	write(t, repo, "mine.txt", "written during the run\n", 0o644)
+	var last string
+	for sc.Scan() {
+		last = sc.Text()
+	}
+	if err := cmd.Wait(); err == nil {
+		t.Fatal("the run went on after the engineer's edit")
+	}
+	if !strings.Contains(last, "files changed in your checkout") {
+		t.Errorf("the summary does not say why: %s", last)
+	}
+	if after := checkoutState(t, repo); after != before {
+		t.Fatalf("the checkout differs:\n%s", diffLines(before, after))
+	}
+	patches, _ := filepath.Glob(filepath.Join(repo, ".git", "swe-adept", "runs", "*", "edits-during-run.patch"))
+	if len(patches) != 1 {
+		t.Fatalf("the edit was not kept as a patch: %v", patches)
+	}
+	gitIn(t, repo, "apply", patches[0])
+	if b, err := os.ReadFile(filepath.Join(repo, "mine.txt")); err != nil || string(b) != "written during the run\n" {
+		t.Errorf("the kept patch does not bring the edit back: %v %q", err, b)
+	}
+}

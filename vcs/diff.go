@@ -209,3 +209,13 @@ func (r *Repo) applyToTree(ctx context.Context, base, patch string) (string, err
 	}
 	return r.writeTree(ctx, env...)
 }
+
+// TreePatch is the binary diff between two trees.
+func (r *Repo) TreePatch(ctx context.Context, from, to string) (string, error) {
+	args := append([]string{"diff", "--binary", "--full-index"}, diffArgs...)
+	out, err := r.cmd(append(args, from, to)...).run(ctx)
+	if err != nil {
+		return "", fmt.Errorf("patch %s..%s: %w", short(from), short(to), err)
+	}
+	return string(out), nil
+}

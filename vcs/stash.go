@@ -404,3 +404,14 @@ func (r *Repo) RefClash(ctx context.Context, ref string) string {
 		}
 	}
 }
+
+// WorkTree is the tree of the working tree as `git add -A` would stage it,
+// untracked files included, without touching the index: two equal values
+// mean nothing changed in between.
+func (r *Repo) WorkTree(ctx context.Context) (string, error) {
+	args, err := r.addAllArgs(ctx)
+	if err != nil {
+		return "", err
+	}
+	return r.snapshotTree(ctx, args...)
+}

@@ -49,6 +49,8 @@ type Config struct {
 	// History continues an earlier conversation (a resumed run); the agent
 	// repairs an interrupted turn and adds ResumeNote.
 	History []llm.Message
+	// Guard is asked before each tool call (see tool.Config.Guard).
+	Guard func(ctx context.Context) error
 	// Memo, when set, is what a conversation trimmed to fit the context
 	// window must keep in view (the current hypothesis and its to-dos).
 	Memo func() string
@@ -104,7 +106,7 @@ func (a *Agent) loopConfig() tool.Config {
 	return tool.Config{
 		Agent: event.Resolver, Model: a.cfg.Model, Tools: a.tools, Bus: a.cfg.Bus, Gate: a.cfg.Gate,
 		MaxIterations: a.cfg.MaxIterations, MaxTokens: a.cfg.MaxTokens, MaxCost: a.cfg.MaxCost, Usage: a.cfg.Usage,
-		Memo: a.cfg.Memo,
+		Memo: a.cfg.Memo, Guard: a.cfg.Guard,
 		AfterCall: func(context.Context, llm.ToolCall, tool.Output) {
 			if a.cfg.OnStep != nil {
 				a.cfg.OnStep(a.loop.Messages)

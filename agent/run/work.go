@@ -208,12 +208,20 @@ func (r *Run) resolveIssue(ctx context.Context, st *state) error {
 	if box != nil {
 		defer box.Close()
 	}
+	var guard *liveEdits
+	if r.opts.InPlace {
+		guard = newLiveEdits(ctx, st.ws.Repo, r.Dir)
+	}
 	ag, err := resolve.New(resolve.Config{
 		Model: r.resolveModel(), Workdir: st.ws.Dir, Issue: r.issue(), Files: st.locs.Files, Functions: st.locs.Functions,
 		Extra: fam.Tools(), Bus: r.bus, Gate: r.gate, Approver: r.approver(), Mode: r.mode, Allow: r.opts.Allow,
 		MaxIterations: r.opts.MaxIterations, MaxTokens: maxTok, MaxCost: maxCost, Usage: &usage,
 		CommandTimeout: r.opts.CommandTimeout, CommandBudget: r.opts.CommandBudget, Sandbox: box,
-		History: st.history, OnStep: func(msgs []llm.Message) { r.saveTranscript(st, msgs) }, Memo: fam.Memo,
+		History: st.history, Memo: fam.Memo, Guard: guard.checkFunc(),
+		OnStep: func(msgs []llm.Message) {
+			r.saveTranscript(st, msgs)
+			guard.markAfter(ctx)
+		},
 	})
 	if err != nil {
 		return err

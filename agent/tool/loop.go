@@ -42,6 +42,10 @@ type Config struct {
 	Dedupe string
 	// AfterCall sees every call that ran, with its output, in order.
 	AfterCall func(ctx context.Context, call llm.ToolCall, out Output)
+	// Guard, when set, is asked before each call and after the last; an
+	// error stops the loop with ExitError (the workspace changed under the
+	// agent, for one).
+	Guard func(ctx context.Context) error
 	// Usage accumulates across loops of the same agent; nil: the loop's own.
 	Usage *event.UsageInfo
 	// Memo is what a conversation trimmed to fit the context window must
@@ -112,6 +116,11 @@ func (l *Loop) Run(ctx context.Context) (Result, error) {
 			continue
 		}
 		malformed, stop, err := l.runCalls(ctx, msg)
+		var gerr *GuardError
+		if errors.As(err, &gerr) {
+			l.emit(event.Event{Type: event.Error, Text: err.Error()})
+			return l.result(ExitError, Output{}), err
+		}
 		if err != nil {
 			return l.result(Cancelled, Output{}), err
 		}
@@ -127,6 +136,22 @@ func (l *Loop) Run(ctx context.Context) (Result, error) {
 			repairs = 0
 		}
 	}
+}
+
+// GuardError is a Guard's refusal to go on.
+type GuardError struct{ Err error }
+
+func (e *GuardError) Error() string { return e.Err.Error() }
+func (e *GuardError) Unwrap() error { return e.Err }
+
+func (l *Loop) guard(ctx context.Context) error {
+	if l.cfg.Guard == nil {
+		return nil
+	}
+	if err := l.cfg.Guard(ctx); err != nil {
+		return &GuardError{Err: err}
+	}
+	return nil
 }
 
 func (l *Loop) limitReached() (Status, bool) {
@@ -184,6 +209,9 @@ func (l *Loop) runCalls(ctx context.Context, msg llm.Message) (malformed bool, s
 			continue
 		}
 		if err := l.cfg.Gate.Pass(ctx); err != nil {
+			return malformed, nil, err
+		}
+		if err := l.guard(ctx); err != nil {
 			return malformed, nil, err
 		}
 		out, bad := l.runOne(ctx, c, msg.Content)
