@@ -92,6 +92,9 @@ func loadInstances(path, only string, limit int) ([]swebench.Instance, []swebenc
 }
 
 func predictionWriter(cfg *evalloc.Config, path string) (func(), error) {
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, usagef("--out %s is not a regular file: name a file to write", path)
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)

@@ -59,6 +59,28 @@ func TestInPlaceStartingStates(t *testing.T) {
 			gitIn(t, repo, "merge", "--no-commit", "--no-ff", "-q", "other")
 		}, "merge is in progress"},
 		{"a branch named swe-adept", func(t *testing.T, repo string) { gitIn(t, repo, "branch", "swe-adept") }, "branch named swe-adept"},
+		{"a cherry-pick in progress", func(t *testing.T, repo string) {
+			gitIn(t, repo, "stash", "push", "-q", "--include-untracked", "-m", "aside for the cherry-pick setup")
+			gitIn(t, repo, "checkout", "-q", "-b", "other")
+			write(t, repo, "docs/notes.txt", "theirs\n", 0o644)
+			gitIn(t, repo, "commit", "-q", "-am", "theirs")
+			gitIn(t, repo, "checkout", "-q", "main")
+			write(t, repo, "docs/notes.txt", "ours\n", 0o644)
+			gitIn(t, repo, "commit", "-q", "-am", "ours")
+			cp := exec.Command("git", "-c", "user.name=t", "-c", "user.email=t@example.com", "cherry-pick", "other")
+			cp.Dir = repo
+			_ = cp.Run() // conflicts: the cherry-pick stays in progress
+		}, "cherry-pick is in progress"},
+		{"a dirty submodule", func(t *testing.T, repo string) {
+			sub := t.TempDir()
+			gitIn(t, sub, "init", "-q", "-b", "main")
+			write(t, sub, "lib.txt", "v1\n", 0o644)
+			gitIn(t, sub, "add", "lib.txt")
+			gitIn(t, sub, "commit", "-q", "-m", "lib")
+			gitIn(t, repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "vendor/lib")
+			gitIn(t, repo, "commit", "-q", "-m", "add lib")
+			write(t, repo, "vendor/lib/lib.txt", "changed inside\n", 0o644)
+		}, "submodule vendor/lib has changes"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

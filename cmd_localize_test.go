@@ -151,3 +151,33 @@ func TestLocalizeCommandHygiene(t *testing.T) {
 		t.Errorf("a repository with nothing to index: %v", err)
 	}
 }
+
+// TestOutputNeverReplacesASpecialFile: --out at a symlink, a device or a
+// folder is refused, and what was there stays.
+func TestOutputNeverReplacesASpecialFile(t *testing.T) {
+	repo := sampleCheckout(t)
+	issue := filepath.Join(runSample, "issue.md")
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target.json")
+	os.WriteFile(target, []byte("keep"), 0o644)
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{link, "/dev/null", dir} {
+		var b bytes.Buffer
+		err := runLocalizeTo(context.Background(), []string{"--repo", repo, "--issue", issue, "--model", "heuristic", "--out", out}, &b)
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("--out %s: %v", out, err)
+		}
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep" {
+		t.Error("the symlink's target was overwritten")
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Error("the symlink was replaced")
+	}
+	if fi, err := os.Stat("/dev/null"); err != nil || fi.Mode()&os.ModeDevice == 0 {
+		t.Fatal("/dev/null is no longer a device")
+	}
+}
