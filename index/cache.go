@@ -162,6 +162,7 @@ func (c *fileCache) lookup(rel, lang string, key fileKey) (*rawFile, []byte) {
 
 // kind names how much of the cache this run used.
 func (c *fileCache) kind(res *extractResult) string {
+	<-c.done // a tree with no files never waited for the load
 	switch {
 	case c.off || !c.loaded:
 		return "cold"
@@ -180,6 +181,7 @@ func (c *fileCache) saveAsync(res *extractResult) <-chan error {
 		out <- nil
 		return out
 	}
+	<-c.done // a tree with no files never waited for the load
 	files := byShard(res.files)
 	var dirty []int
 	for k := range files {
