@@ -13,8 +13,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/localize"
+	"github.com/swe-adept/swe-adept/agent/localize/heuristic"
 	"github.com/swe-adept/swe-adept/agent/models"
 	"github.com/swe-adept/swe-adept/agent/swebench"
 	"github.com/swe-adept/swe-adept/index"
@@ -125,7 +125,7 @@ func evalOne(ctx context.Context, cfg Config, in swebench.Instance, dest string,
 	one.Score = swebench.ScoreOne(in.InstanceID, gold, loc.Files, funcs)
 	one.Status, one.Units, one.MaxDepth = loc.Status, len(ix.Units()), loc.MaxDepth
 	if cfg.Baseline {
-		files, fns := llm.BM25Ranking(ix, in.Task().ProblemStatement, 10)
+		files, fns := heuristic.BM25Ranking(ix, in.Task().ProblemStatement, 10)
 		s := swebench.ScoreOne(in.InstanceID, gold, files, swebench.Normalize(ix, fns))
 		one.BM25 = &s
 	}

@@ -1,7 +1,9 @@
 // Package llm hides the model provider behind one small interface: messages
 // and tool schemas in, an assistant message with tool calls and token usage
-// out. Implementations: an OpenAI-compatible HTTP client, a scripted model
-// that plays a transcript, and an offline heuristic localizer.
+// out. Implementations here: an OpenAI-compatible HTTP client and a
+// scripted model that plays a transcript (the offline localizer, which
+// needs the index, lives in agent/localize/heuristic). It imports nothing
+// of ours.
 package llm
 
 import "context"

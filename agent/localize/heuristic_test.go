@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/swe-adept/swe-adept/agent/event"
-	"github.com/swe-adept/swe-adept/agent/llm"
+	"github.com/swe-adept/swe-adept/agent/localize/heuristic"
 	"github.com/swe-adept/swe-adept/index"
 )
 
@@ -15,7 +15,7 @@ import (
 // tools and filter stages on the sample repository.
 func TestHeuristicEndToEnd(t *testing.T) {
 	ix, s := sample(t)
-	loc, evs, err := runWith(t, llm.NewHeuristic(ix, s), 0)
+	loc, evs, err := runWith(t, heuristic.New(ix, s), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestHeuristicEndToEnd(t *testing.T) {
 // is cut off by the loop and the filter stages still rank.
 func TestHeuristicRespectsIterationLimit(t *testing.T) {
 	ix, s := sample(t)
-	loc, _, err := runWith(t, llm.NewHeuristic(ix, s), 2)
+	loc, _, err := runWith(t, heuristic.New(ix, s), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func BenchmarkRunHeuristic(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Run(context.Background(), Config{Index: ix, Searcher: s, Model: llm.NewHeuristic(ix, s), Issue: string(issue)}); err != nil {
+		if _, err := Run(context.Background(), Config{Index: ix, Searcher: s, Model: heuristic.New(ix, s), Issue: string(issue)}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -96,11 +96,11 @@ func BenchmarkRunHeuristic(b *testing.B) {
 
 func TestSearcherShared(t *testing.T) {
 	ix, s := sample(t)
-	if got := searcherFor(Config{Index: ix, Model: llm.NewHeuristic(ix, s)}); got != s {
+	if got := searcherFor(Config{Index: ix, Model: heuristic.New(ix, s)}); got != s {
 		t.Error("the heuristic's searcher should be reused")
 	}
 	other := index.New(t.TempDir(), nil, nil, nil)
-	if got := searcherFor(Config{Index: other, Model: llm.NewHeuristic(ix, s)}); got == s || got.Index() != other {
+	if got := searcherFor(Config{Index: other, Model: heuristic.New(ix, s)}); got == s || got.Index() != other {
 		t.Error("a searcher over another index must not be reused")
 	}
 	if got := searcherFor(Config{Index: ix, Model: &fakeModel{}}); got == nil || got.Index() != ix {
@@ -112,7 +112,7 @@ func TestSearcherShared(t *testing.T) {
 // fallback said in the status.
 func TestHeuristicEmptyRepository(t *testing.T) {
 	ix := index.New(t.TempDir(), nil, nil, nil)
-	loc, err := Run(context.Background(), Config{Index: ix, Model: llm.NewHeuristic(ix, nil), Issue: "`Cart.total` is wrong"})
+	loc, err := Run(context.Background(), Config{Index: ix, Model: heuristic.New(ix, nil), Issue: "`Cart.total` is wrong"})
 	if err != nil {
 		t.Fatal(err)
 	}

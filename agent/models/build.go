@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/swe-adept/swe-adept/agent/llm"
+	"github.com/swe-adept/swe-adept/agent/localize/heuristic"
 	"github.com/swe-adept/swe-adept/index"
 )
 
@@ -71,7 +72,7 @@ func (s Settings) LocalizationModel(ix *index.Index, searcher *index.Searcher) (
 		if !asked {
 			notice = NoServerNotice
 		}
-		return llm.NewHeuristic(ix, searcher), notice, nil
+		return heuristic.New(ix, searcher), notice, nil
 	}
 	if a.Model == "" {
 		return nil, "", errors.New("no model named for the localization agent")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
+	"github.com/swe-adept/swe-adept/agent/localize/heuristic"
 	"github.com/swe-adept/swe-adept/index"
 	"github.com/swe-adept/swe-adept/internal/testtree"
 	"github.com/swe-adept/swe-adept/memory"
@@ -346,7 +347,7 @@ func TestRunHeuristicLocalizer(t *testing.T) {
 	repo, _ := sampleRepo(t)
 	r, err := Start(context.Background(), Options{Repo: repo, Issue: readIssue(t), ResolveModel: script(t, "resolve.json"), Approve: "auto",
 		Localizer: func(ix *index.Index) (llm.Model, string, error) {
-			return llm.NewHeuristic(ix, index.NewSearcher(ix)), "", nil
+			return heuristic.New(ix, index.NewSearcher(ix)), "", nil
 		}})
 	if err != nil {
 		t.Fatal(err)

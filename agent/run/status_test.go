@@ -9,6 +9,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/localize"
+	"github.com/swe-adept/swe-adept/agent/localize/heuristic"
 	"github.com/swe-adept/swe-adept/index"
 )
 
@@ -69,7 +70,7 @@ func TestRefusedLocationsGoBackToTheLocalizer(t *testing.T) {
 	needPython(t)
 	repo, _ := sampleRepo(t)
 	var seen []string
-	loc := &recordingModel{inner: llm.NewHeuristic, seen: &seen}
+	loc := &recordingModel{inner: heuristic.New, seen: &seen}
 	r, err := Start(context.Background(), Options{Repo: repo, Issue: readIssue(t), Approve: "ask", ResolveModel: script(t, "resolve.json"),
 		Localizer: loc.build})
 	if err != nil {
@@ -108,7 +109,7 @@ func TestRefusedLocationsGoBackToTheLocalizer(t *testing.T) {
 // recordingModel wraps the offline localizer and keeps the first user
 // message of each conversation it sees.
 type recordingModel struct {
-	inner func(*index.Index, *index.Searcher) *llm.Heuristic
+	inner func(*index.Index, *index.Searcher) *heuristic.Heuristic
 	m     llm.Model
 	seen  *[]string
 }

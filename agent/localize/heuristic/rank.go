@@ -1,10 +1,11 @@
-package llm
+package heuristic
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/index"
 )
 
@@ -184,7 +185,7 @@ func (st *hstate) files(cands []candidate) []candidate {
 }
 
 // shortlistTurn answers stage 1 with the best units and files seen.
-func (st *hstate) shortlistTurn() Message {
+func (st *hstate) shortlistTurn() llm.Message {
 	cands := st.candidates()
 	var locs, reasons []string
 	for _, c := range cands {
@@ -200,12 +201,12 @@ func (st *hstate) shortlistTurn() Message {
 			reasons = append(reasons, "file found by the search")
 		}
 	}
-	return Message{Role: Assistant, Content: fmt.Sprintf("Shortlisting the %d locations that score best against the issue.", len(locs)),
-		ToolCalls: []ToolCall{st.call(hShortlist, map[string][]string{"locations": locs, "reasons": reasons})}}
+	return llm.Message{Role: llm.Assistant, Content: fmt.Sprintf("Shortlisting the %d locations that score best against the issue.", len(locs)),
+		ToolCalls: []llm.ToolCall{st.call(hShortlist, map[string][]string{"locations": locs, "reasons": reasons})}}
 }
 
 // rankTurn answers stage 2 with the final files and functions.
-func (st *hstate) rankTurn() Message {
+func (st *hstate) rankTurn() llm.Message {
 	cands := st.candidates()
 	funcs := []string{}
 	for _, c := range cands {
@@ -221,6 +222,6 @@ func (st *hstate) rankTurn() Message {
 		}
 		files = append(files, f.id)
 	}
-	return Message{Role: Assistant, Content: "Final ranking: best-scoring files and functions first.",
-		ToolCalls: []ToolCall{st.call(hRank, map[string][]string{"files": files, "functions": funcs})}}
+	return llm.Message{Role: llm.Assistant, Content: "Final ranking: best-scoring files and functions first.",
+		ToolCalls: []llm.ToolCall{st.call(hRank, map[string][]string{"files": files, "functions": funcs})}}
 }

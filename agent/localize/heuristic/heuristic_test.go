@@ -1,4 +1,4 @@
-package llm
+package heuristic
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/index"
 )
 
@@ -19,7 +20,7 @@ var (
 func heurShop(t testing.TB) *index.Index {
 	t.Helper()
 	heurShopOnce.Do(func() {
-		heurShopIx, heurShopErr = index.Build(context.Background(), "../../testdata/localize/shop", index.Options{NoCache: true})
+		heurShopIx, heurShopErr = index.Build(context.Background(), "../../../testdata/localize/shop", index.Options{NoCache: true})
 	})
 	if heurShopErr != nil {
 		t.Fatal(heurShopErr)
@@ -27,10 +28,10 @@ func heurShop(t testing.TB) *index.Index {
 	return heurShopIx
 }
 
-func htools(names ...string) []Tool {
-	out := make([]Tool, len(names))
+func htools(names ...string) []llm.Tool {
+	out := make([]llm.Tool, len(names))
 	for i, n := range names {
-		out[i] = Tool{Name: n}
+		out[i] = llm.Tool{Name: n}
 	}
 	return out
 }
@@ -40,11 +41,11 @@ var heurSearchTools = htools(hFindFile, hFindDef, hFindContent, hFindChild, hFin
 // converse plays the heuristic through the three phases the way the loop
 // does, answering every call with a stub observation, and returns the
 // search calls and the final ranking.
-func heurConverse(t *testing.T, h *Heuristic, issue string) (calls []ToolCall, files, funcs []string) {
+func heurConverse(t *testing.T, h *Heuristic, issue string) (calls []llm.ToolCall, files, funcs []string) {
 	t.Helper()
-	msgs := []Message{{Role: System, Content: "localize"}, {Role: User, Content: "Localize this. You have at most 20 turns.\n\n<issue>\n" + issue + "\n</issue>"}}
-	step := func(ts []Tool) Message {
-		resp, err := h.Complete(context.Background(), Request{Messages: msgs, Tools: ts})
+	msgs := []llm.Message{{Role: llm.System, Content: "localize"}, {Role: llm.User, Content: "Localize this. You have at most 20 turns.\n\n<issue>\n" + issue + "\n</issue>"}}
+	step := func(ts []llm.Tool) llm.Message {
+		resp, err := h.Complete(context.Background(), llm.Request{Messages: msgs, Tools: ts})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +54,7 @@ func heurConverse(t *testing.T, h *Heuristic, issue string) (calls []ToolCall, f
 			if !json.Valid([]byte(c.Arguments)) {
 				t.Fatalf("invalid arguments %q", c.Arguments)
 			}
-			msgs = append(msgs, Message{Role: ToolRole, ToolCallID: c.ID, Content: "ok"})
+			msgs = append(msgs, llm.Message{Role: llm.ToolRole, ToolCallID: c.ID, Content: "ok"})
 		}
 		return resp.Message
 	}
@@ -92,7 +93,7 @@ func TestHeuristicTraceback(t *testing.T) {
 		"  File \"/venv/lib/python3.11/site-packages/shop/pricing.py\", line 8, in price_items\n" +
 		"  File \"/venv/lib/python3.11/site-packages/shop/pricing.py\", line 14, in apply_discount\n" +
 		"ValueError: discount rate 50 is not between 0 and 1\n"
-	calls, files, funcs := heurConverse(t, NewHeuristic(ix, nil), issue)
+	calls, files, funcs := heurConverse(t, New(ix, nil), issue)
 	if len(funcs) == 0 || funcs[0] != "shop/pricing.py:apply_discount" {
 		t.Errorf("functions %v: the raising frame should rank first", funcs)
 	}
@@ -115,7 +116,7 @@ func TestHeuristicTraceback(t *testing.T) {
 // TestHeuristicFileAndLine: a path from the reporter's machine with a line
 // number leads to the unit holding that line.
 func TestHeuristicFileAndLine(t *testing.T) {
-	calls, _, funcs := heurConverse(t, NewHeuristic(heurShop(t), nil),
+	calls, _, funcs := heurConverse(t, New(heurShop(t), nil),
 		"Wrong cents\n\nThe culprit is /home/me/work/shop/shop/money.py:8 I think.")
 	if len(funcs) == 0 || funcs[0] != "shop/money.py:round_money" {
 		t.Errorf("functions %v", funcs)
@@ -132,7 +133,7 @@ func TestHeuristicFileAndLine(t *testing.T) {
 // TestHeuristicErrorMessage: the unit holding a quoted message's text is
 // searched and ranks first.
 func TestHeuristicErrorMessage(t *testing.T) {
-	calls, _, funcs := heurConverse(t, NewHeuristic(heurShop(t), nil),
+	calls, _, funcs := heurConverse(t, New(heurShop(t), nil),
 		"Strange failure at checkout\n\nRuntimeError: Round an amount to whole cents\n")
 	if len(funcs) == 0 || funcs[0] != "shop/money.py:round_money" {
 		t.Errorf("functions %v", funcs)
@@ -144,7 +145,7 @@ func TestHeuristicErrorMessage(t *testing.T) {
 
 func TestHeuristicNoNames(t *testing.T) {
 	ix := heurShop(t)
-	calls, _, funcs := heurConverse(t, NewHeuristic(ix, nil), "restocking the warehouse never adds to the available stock")
+	calls, _, funcs := heurConverse(t, New(ix, nil), "restocking the warehouse never adds to the available stock")
 	if calls[0].Name != hFindDef {
 		t.Errorf("first call %+v: pattern search by BM25 expected", calls[0])
 	}
@@ -155,7 +156,7 @@ func TestHeuristicNoNames(t *testing.T) {
 
 func TestHeuristicResetsOnNewIssue(t *testing.T) {
 	ix := heurShop(t)
-	h := NewHeuristic(ix, nil)
+	h := New(ix, nil)
 	_, _, first := heurConverse(t, h, "restocking the warehouse never adds to the available stock")
 	_, _, second := heurConverse(t, h, "format_money prints the currency before the amount")
 	if len(second) == 0 || second[0] != "shop/money.py:format_money" {
@@ -164,7 +165,7 @@ func TestHeuristicResetsOnNewIssue(t *testing.T) {
 }
 
 func TestHeuristicRerunSameIssue(t *testing.T) {
-	h := NewHeuristic(heurShop(t), nil)
+	h := New(heurShop(t), nil)
 	issue := "format_money prints the currency before the amount"
 	a, _, first := heurConverse(t, h, issue)
 	b, _, second := heurConverse(t, h, issue)
@@ -174,14 +175,14 @@ func TestHeuristicRerunSameIssue(t *testing.T) {
 }
 
 func TestHeuristicOtherTools(t *testing.T) {
-	h := NewHeuristic(heurShop(t), nil)
-	resp, err := h.Complete(context.Background(), Request{Messages: []Message{{Role: User, Content: "fix it"}}, Tools: htools("bash")})
+	h := New(heurShop(t), nil)
+	resp, err := h.Complete(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "fix it"}}, Tools: htools("bash")})
 	if err != nil || len(resp.Message.ToolCalls) != 0 || h.Name() != "heuristic" {
 		t.Errorf("unknown phase answered %+v, %v", resp, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := h.Complete(ctx, Request{}); err == nil {
+	if _, err := h.Complete(ctx, llm.Request{}); err == nil {
 		t.Error("a cancelled call must fail")
 	}
 }

@@ -1,4 +1,4 @@
-package llm
+package heuristic
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/index"
 )
 
@@ -30,10 +31,10 @@ type Heuristic struct {
 	st *hstate
 }
 
-var _ Model = (*Heuristic)(nil)
+var _ llm.Model = (*Heuristic)(nil)
 
 // NewHeuristic makes the offline localizer over an index and its searcher.
-func NewHeuristic(ix *index.Index, s *index.Searcher) *Heuristic {
+func New(ix *index.Index, s *index.Searcher) *Heuristic {
 	if s == nil {
 		s = index.NewSearcher(ix)
 	}
@@ -59,9 +60,9 @@ const (
 )
 
 // Complete answers one turn: the tools offered say which phase it is in.
-func (h *Heuristic) Complete(ctx context.Context, req Request) (Response, error) {
+func (h *Heuristic) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
 	if err := ctx.Err(); err != nil {
-		return Response{}, err
+		return llm.Response{}, err
 	}
 	h.once.Do(func() { h.corpus = newCorpus(h.ix) })
 	h.mu.Lock()
@@ -73,18 +74,18 @@ func (h *Heuristic) Complete(ctx context.Context, req Request) (Response, error)
 		h.st = newHState(h, issue, budget)
 	}
 	st := h.st
-	var msg Message
+	var msg llm.Message
 	switch {
-	case offers(req.Tools, hRank):
+	case llmOffers(req.Tools, hRank):
 		msg = st.rankTurn()
-	case offers(req.Tools, hShortlist):
+	case llmOffers(req.Tools, hShortlist):
 		msg = st.shortlistTurn()
-	case offers(req.Tools, hFindChild) || offers(req.Tools, hFindDef):
+	case llmOffers(req.Tools, hFindChild) || llmOffers(req.Tools, hFindDef):
 		msg = st.searchTurn()
 	default:
-		msg = Message{Role: Assistant, Content: "The heuristic localizer only answers the localization tools."}
+		msg = llm.Message{Role: llm.Assistant, Content: "The heuristic localizer only answers the localization tools."}
 	}
-	return Response{Message: msg, Usage: Usage{Priced: true}}, nil
+	return llm.Response{Message: msg, Usage: llm.Usage{Priced: true}}, nil
 }
 
 var (
@@ -98,9 +99,9 @@ const defaultBudget = 20
 
 // issueOf finds the issue in the first user message (inside <issue> tags
 // when the prompt uses them) and the turn budget the prompt states.
-func issueOf(msgs []Message) (string, int) {
+func issueOf(msgs []llm.Message) (string, int) {
 	for _, m := range msgs {
-		if m.Role != User {
+		if m.Role != llm.User {
 			continue
 		}
 		text, budget := m.Content, defaultBudget
@@ -118,10 +119,10 @@ func issueOf(msgs []Message) (string, int) {
 }
 
 // call makes one tool call with a fresh id.
-func (st *hstate) call(name string, args any) ToolCall {
+func (st *hstate) call(name string, args any) llm.ToolCall {
 	st.callN++
 	b, _ := json.Marshal(args)
-	return ToolCall{ID: fmt.Sprintf("heuristic-%d", st.callN), Name: name, Arguments: string(b)}
+	return llm.ToolCall{ID: fmt.Sprintf("heuristic-%d", st.callN), Name: name, Arguments: string(b)}
 }
 
 func shortList(xs []string, n int) string {
@@ -129,4 +130,14 @@ func shortList(xs []string, n int) string {
 		return strings.Join(xs[:n], ", ") + ", ..."
 	}
 	return strings.Join(xs, ", ")
+}
+
+// llmOffers reports whether a request's tools include the named one.
+func llmOffers(tools []llm.Tool, name string) bool {
+	for _, t := range tools {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
 }

@@ -1,4 +1,4 @@
-package llm
+package heuristic
 
 import "github.com/swe-adept/swe-adept/index"
 

@@ -1,4 +1,4 @@
-package llm
+package heuristic
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/index"
 )
 
@@ -79,7 +80,7 @@ func issueQuery(issue string, entries []EntryPoint) map[string]float64 {
 }
 
 // searchTurn is the next step of the search phase.
-func (st *hstate) searchTurn() Message {
+func (st *hstate) searchTurn() llm.Message {
 	st.turns++
 	if st.turns == 1 {
 		if m, ok := st.entryTurn(); ok {
@@ -92,15 +93,15 @@ func (st *hstate) searchTurn() Message {
 		}
 	}
 	st.done = true
-	return Message{Role: Assistant, Content: "Enough context gathered; finishing the search.",
-		ToolCalls: []ToolCall{st.call(hFinish, struct{}{})}}
+	return llm.Message{Role: llm.Assistant, Content: "Enough context gathered; finishing the search.",
+		ToolCalls: []llm.ToolCall{st.call(hFinish, struct{}{})}}
 }
 
 // entryTurn searches the issue's entry points at once, keeping only the
 // searches that find something specific, then BM25's best units as
 // pattern-search roots.
-func (st *hstate) entryTurn() (Message, bool) {
-	var calls []ToolCall
+func (st *hstate) entryTurn() (llm.Message, bool) {
+	var calls []llm.ToolCall
 	var names []string
 	for _, e := range st.entries {
 		if len(calls) >= maxEntryCalls {
@@ -133,7 +134,7 @@ func (st *hstate) entryTurn() (Message, bool) {
 		extra++
 	}
 	if len(calls) == 0 {
-		return Message{}, false
+		return llm.Message{}, false
 	}
 	st.rankRoots()
 	text := fmt.Sprintf("Entry points from the issue: %s. Searching them, plus %d units whose text best matches the issue.",
@@ -144,12 +145,12 @@ func (st *hstate) entryTurn() (Message, bool) {
 	case len(names) == 0:
 		text = fmt.Sprintf("The issue names no code exactly; searching the %d units whose text best matches it.", extra)
 	}
-	return Message{Role: Assistant, Content: text, ToolCalls: calls}, true
+	return llm.Message{Role: llm.Assistant, Content: text, ToolCalls: calls}, true
 }
 
 // entrySearch chooses the search for one entry point and runs it ahead,
 // so only searches that find something are sent.
-func (st *hstate) entrySearch(e EntryPoint) (ToolCall, bool) {
+func (st *hstate) entrySearch(e EntryPoint) (llm.ToolCall, bool) {
 	s := st.h.s
 	switch e.Kind {
 	case EntryFile:
@@ -158,13 +159,13 @@ func (st *hstate) entrySearch(e EntryPoint) (ToolCall, bool) {
 		if len(r.Hits) == 0 || len(r.Hits) > maxFileHits || !pathsEnd(r, e.Text) {
 			_, q, ok := st.resolveFile(e.Text)
 			if !ok {
-				return ToolCall{}, false
+				return llm.ToolCall{}, false
 			}
 			a.FileName = q
 			r = s.FindFile(a)
 		}
 		if !st.novel(r) {
-			return ToolCall{}, false
+			return llm.ToolCall{}, false
 		}
 		st.addHits(r, e.Weight, e.Text)
 		return st.call(hFindFile, a), true
@@ -199,24 +200,24 @@ func (st *hstate) entrySearch(e EntryPoint) (ToolCall, bool) {
 			return st.call(hFindContent, ca), true
 		}
 	}
-	return ToolCall{}, false
+	return llm.ToolCall{}, false
 }
 
-func (st *hstate) defSearch(a index.FindCodeDefArgs, e EntryPoint) (ToolCall, bool) {
+func (st *hstate) defSearch(a index.FindCodeDefArgs, e EntryPoint) (llm.ToolCall, bool) {
 	r := st.h.s.FindCodeDef(a)
 	if r.Mode != index.ModeExact || len(r.Hits) == 0 || len(r.Hits) > maxDefHits || !st.novel(r) {
-		return ToolCall{}, false
+		return llm.ToolCall{}, false
 	}
 	st.addHits(r, e.Weight, e.Text)
 	return st.call(hFindDef, a), true
 }
 
 // messageSearch finds the code holding an error message's text.
-func (st *hstate) messageSearch(e EntryPoint) (ToolCall, bool) {
+func (st *hstate) messageSearch(e EntryPoint) (llm.ToolCall, bool) {
 	a := index.FindCodeContentArgs{Content: e.Text}
 	r := st.h.s.FindCodeContent(a)
 	if len(r.Hits) == 0 || len(r.Hits) > maxDefHits || !st.novel(r) {
-		return ToolCall{}, false
+		return llm.ToolCall{}, false
 	}
 	st.addHits(r, e.Weight, e.Text)
 	for _, hit := range r.Hits {
@@ -228,19 +229,19 @@ func (st *hstate) messageSearch(e EntryPoint) (ToolCall, bool) {
 }
 
 // lineSearch opens the unit at a file and line the issue points to.
-func (st *hstate) lineSearch(e EntryPoint) (ToolCall, bool) {
+func (st *hstate) lineSearch(e EntryPoint) (llm.ToolCall, bool) {
 	path, _, ok := st.resolveFile(e.File)
 	if !ok {
-		return ToolCall{}, false
+		return llm.ToolCall{}, false
 	}
 	id := st.unitAt(path, e.Line)
 	if id == "" {
-		return ToolCall{}, false
+		return llm.ToolCall{}, false
 	}
 	a := index.FindCodeDefArgs{DefinitionName: id}
 	res := st.h.s.FindCodeDef(a)
 	if len(res.Hits) == 0 || !st.novel(res) {
-		return ToolCall{}, false
+		return llm.ToolCall{}, false
 	}
 	st.addHits(res, e.Weight, e.Text)
 	return st.call(hFindDef, a), true
@@ -373,10 +374,10 @@ func (st *hstate) rankRoots() {
 // dfsStep opens the best unopened child below the current path, going
 // deeper while children stay relevant, backtracking when they do not, and
 // moving to the next root when a path is exhausted.
-func (st *hstate) dfsStep() (Message, bool) {
+func (st *hstate) dfsStep() (llm.Message, bool) {
 	for {
 		if len(st.stack) == 0 && !st.pushRoot() {
-			return Message{}, false
+			return llm.Message{}, false
 		}
 		top := st.stack[len(st.stack)-1]
 		child, score := st.bestChild(top)
@@ -391,7 +392,7 @@ func (st *hstate) dfsStep() (Message, bool) {
 		st.stack = append(st.stack, child)
 		path, name := splitUnitID(child)
 		text := fmt.Sprintf("Following %s from %s: it matches the issue best among its children (score %.2f).", child, top, score)
-		return Message{Role: Assistant, Content: text, ToolCalls: []ToolCall{
+		return llm.Message{Role: llm.Assistant, Content: text, ToolCalls: []llm.ToolCall{
 			st.call(hFindChild, index.FindChildUnitArgs{DefinitionName: name, FilePath: path}),
 		}}, true
 	}
