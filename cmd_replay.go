@@ -9,6 +9,7 @@ import (
 
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/replay"
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/tui"
 )
 
@@ -60,7 +61,7 @@ func runReplay(ctx context.Context, args []string) error {
 		return err
 	}
 	evs, loadErr := replay.Load(dir)
-	var corrupt *replay.CorruptError
+	var corrupt *runfolder.CorruptError
 	if loadErr != nil && !errors.As(loadErr, &corrupt) {
 		return loadErr
 	}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/swe-adept/swe-adept/agent/event"
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/agent/swebench"
 	"github.com/swe-adept/swe-adept/index"
 )
@@ -28,14 +29,14 @@ const (
 	RunsDir       = "runs"
 	WorkDir       = "work"
 	DoneFile      = "done.json"
-	InstanceFile  = "instance.json"
+	InstanceFile  = runfolder.InstanceFile
 	PredsJSONL    = "preds.jsonl"
 	PredsJSON     = "preds.json"
 	LocOutputs    = "loc_outputs.jsonl"
-	SummaryFile   = "summary.json"
-	PatchFile     = "patch.diff"
-	LocationsFile = "locations.json"
-	EventsFile    = "events.jsonl"
+	SummaryFile   = runfolder.SummaryFile
+	PatchFile     = runfolder.PatchFile
+	LocationsFile = runfolder.LocationsFile
+	EventsFile    = runfolder.EventsFile
 )
 
 // Statuses a batch gives an instance on its own; a runner's own statuses

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/swe-adept/swe-adept/agent/replay"
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 )
 
 // BenchmarkSWEAgent builds a trajectory from a 10,900-event run (100
@@ -16,7 +16,7 @@ func BenchmarkSWEAgent(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	evs, err := replay.ReadEvents(bytes.NewReader(bytes.Repeat(one, 100)), "bench")
+	evs, err := runfolder.ReadEvents(bytes.NewReader(bytes.Repeat(one, 100)), "bench")
 	if err != nil {
 		b.Fatal(err)
 	}

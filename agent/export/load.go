@@ -12,52 +12,28 @@ import (
 	"path/filepath"
 
 	"github.com/swe-adept/swe-adept/agent/event"
-	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/localize"
 	"github.com/swe-adept/swe-adept/agent/replay"
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 )
 
-// Files of a run folder that exports read. A batch adds InstanceFile.
+// Files of a run folder that exports read (runfolder is their home).
 const (
-	LocationsFile  = "locations.json"
-	PatchFile      = "patch.diff"
-	TranscriptFile = "transcript.json"
-	SummaryFile    = "summary.json"
-	MetaFile       = "run.json"
-	InstanceFile   = "instance.json"
+	LocationsFile  = runfolder.LocationsFile
+	PatchFile      = runfolder.PatchFile
+	TranscriptFile = runfolder.TranscriptFile
+	SummaryFile    = runfolder.SummaryFile
+	MetaFile       = runfolder.MetaFile
+	InstanceFile   = runfolder.InstanceFile
 )
 
-// Transcript is both agents' conversations, as a run saves them.
-type Transcript struct {
-	Localize []llm.Message `json:"localize"`
-	Resolve  []llm.Message `json:"resolve"`
-}
-
-// Summary is the part of a run's summary.json that exports use.
-type Summary struct {
-	ID         string          `json:"id"`
-	InstanceID string          `json:"instance_id,omitempty"`
-	Status     string          `json:"status"`
-	Message    string          `json:"message,omitempty"`
-	Localize   event.UsageInfo `json:"localize_usage"`
-	Resolve    event.UsageInfo `json:"resolve_usage"`
-	Seconds    float64         `json:"seconds"`
-}
-
-// Meta is the part of a run's run.json that exports use.
-type Meta struct {
-	ID       string `json:"id"`
-	Model    string `json:"model"`
-	Localize string `json:"localize_model,omitempty"`
-	Workdir  string `json:"workdir"`
-}
-
-// Instance is what a batch records of the task a run came from.
-type Instance struct {
-	InstanceID string `json:"instance_id"`
-	Repo       string `json:"repo,omitempty"`
-	BaseCommit string `json:"base_commit,omitempty"`
-}
+// The run folder's structs, from runfolder.
+type (
+	Transcript = runfolder.Transcript
+	Summary    = runfolder.Summary
+	Meta       = runfolder.Meta
+	Instance   = runfolder.Instance
+)
 
 // Run is a loaded run folder. Every part but the folder may be missing:
 // a run that crashed early has events and little else.

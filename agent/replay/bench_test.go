@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 )
 
 // bigLog repeats the fixture's events to the size of a long run.
@@ -24,7 +26,7 @@ func BenchmarkReadEvents(b *testing.B) {
 	data := bigLog(b, 100)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, err := ReadEvents(bytes.NewReader(data), "bench"); err != nil {
+		if _, err := runfolder.ReadEvents(bytes.NewReader(data), "bench"); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -33,7 +35,7 @@ func BenchmarkReadEvents(b *testing.B) {
 // BenchmarkWriteJSONL plays the same log as fast as possible, as
 // replay --headless --speed 0 does.
 func BenchmarkWriteJSONL(b *testing.B) {
-	evs, err := ReadEvents(bytes.NewReader(bigLog(b, 100)), "bench")
+	evs, err := runfolder.ReadEvents(bytes.NewReader(bigLog(b, 100)), "bench")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/swe-adept/swe-adept/agent/event"
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 )
 
 func loadFixture(t *testing.T) []event.Event {
@@ -82,7 +83,7 @@ func TestReadEventsDamaged(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			evs, err := ReadEvents(strings.NewReader(tc.in), "events.jsonl")
+			evs, err := runfolder.ReadEvents(strings.NewReader(tc.in), "events.jsonl")
 			var types []event.Type
 			for _, e := range evs {
 				types = append(types, e.Type)
@@ -90,7 +91,7 @@ func TestReadEventsDamaged(t *testing.T) {
 			if !equalTypes(types, tc.wantTypes) {
 				t.Fatalf("types %v, want %v", types, tc.wantTypes)
 			}
-			var ce *CorruptError
+			var ce *runfolder.CorruptError
 			if tc.badLines == nil {
 				if err != nil {
 					t.Fatalf("unexpected error %v", err)
@@ -229,7 +230,7 @@ func TestWriteJSONLRoundTrip(t *testing.T) {
 	if err := WriteJSONL(context.Background(), &buf, evs, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadEvents(&buf, "out")
+	back, err := runfolder.ReadEvents(&buf, "out")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,8 +294,8 @@ func FuzzReadEvents(f *testing.F) {
 	f.Add(lines[0][:40])
 	f.Add("{}\n{\"type\":\"done\"}\n")
 	f.Fuzz(func(t *testing.T, in string) {
-		evs, err := ReadEvents(strings.NewReader(in), "fuzz")
-		var ce *CorruptError
+		evs, err := runfolder.ReadEvents(strings.NewReader(in), "fuzz")
+		var ce *runfolder.CorruptError
 		if err != nil && !errors.As(err, &ce) {
 			t.Fatalf("a string reader failed with %v", err)
 		}

@@ -1,127 +1,44 @@
 package run
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/swe-adept/swe-adept/agent/event"
-	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/resolve"
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 )
 
-// Files of a run folder, <git common dir>/swe-adept/runs/<id>/.
+// Files of a run folder: see runfolder, their one home.
 const (
-	EventsFile     = "events.jsonl"
-	LocationsFile  = "locations.json"
-	MemoryFile     = "memory.json"
-	PatchFile      = "patch.diff"
-	TranscriptFile = "transcript.json"
-	SummaryFile    = "summary.json"
-	MetaFile       = "run.json"
+	EventsFile     = runfolder.EventsFile
+	LocationsFile  = runfolder.LocationsFile
+	MemoryFile     = runfolder.MemoryFile
+	PatchFile      = runfolder.PatchFile
+	TranscriptFile = runfolder.TranscriptFile
+	SummaryFile    = runfolder.SummaryFile
+	MetaFile       = runfolder.MetaFile
+)
+
+// The run folder's structs, from runfolder.
+type (
+	Meta       = runfolder.Meta
+	Transcript = runfolder.Transcript
+	Summary    = runfolder.Summary
 )
 
 // RunsDir is where a repository keeps its runs, given its common git dir.
-func RunsDir(commonDir string) string { return filepath.Join(commonDir, "swe-adept", "runs") }
+func RunsDir(commonDir string) string { return runfolder.RunsDir(commonDir) }
 
-// NewID makes a short run id that sorts by start time: 20261122-0435-ab12.
-func NewID(now time.Time) string {
-	var b [2]byte
-	_, _ = rand.Read(b[:])
-	return now.UTC().Format("20060102-1504") + "-" + hex.EncodeToString(b[:])
-}
+// NewID makes a short run id that sorts by start time.
+func NewID(now time.Time) string { return runfolder.NewID(now) }
 
-// Meta is what a run was started with, kept so it can be resumed.
-type Meta struct {
-	ID       string    `json:"id"`
-	Repo     string    `json:"repo"`
-	Issue    string    `json:"issue"`
-	InPlace  bool      `json:"in_place"`
-	Approve  string    `json:"approve"`
-	Model    string    `json:"model"`
-	Localize string    `json:"localize_model,omitempty"`
-	Started  time.Time `json:"started"`
-	Workdir  string    `json:"workdir"`
-	Original string    `json:"original"`
-}
-
-// Transcript is both agents' conversations. The localization agent's is
-// rebuilt from its events (its loop lives in agent/localize).
-type Transcript struct {
-	Localize []llm.Message `json:"localize"`
-	Resolve  []llm.Message `json:"resolve"`
-}
-
-// Summary is how a run ended, as saved in summary.json and printed last
-// in headless mode.
-type Summary struct {
-	ID      string   `json:"id"`
-	Status  string   `json:"status"` // the resolution's exit status, or failed / cancelled
-	Message string   `json:"message,omitempty"`
-	RunDir  string   `json:"run_dir"`
-	Workdir string   `json:"workdir,omitempty"`
-	Patch   string   `json:"patch,omitempty"` // path of patch.diff; empty when there is no change
-	Stat    string   `json:"stat,omitempty"`
-	Dropped []string `json:"dropped,omitempty"` // scratch files left out of the patch
-	Merged  string   `json:"merged,omitempty"`  // branch merged as the solution
-	// CheckoutError: an in-place run could not give the checkout back.
-	CheckoutError string          `json:"checkout_error,omitempty"`
-	Applied       bool            `json:"applied,omitempty"` // patch applied to the engineer's checkout
-	Localize      event.UsageInfo `json:"localize_usage"`
-	Resolve       event.UsageInfo `json:"resolve_usage"`
-	Tokens        int             `json:"tokens"`
-	Cost          string          `json:"cost"` // "$0.41", or "unpriced"
-	Seconds       float64         `json:"seconds"`
-	Started       time.Time       `json:"started"`
-	Ended         time.Time       `json:"ended"`
-	Resumed       bool            `json:"resumed,omitempty"`
-	InPlace       bool            `json:"in_place,omitempty"` // worked in the checkout itself: cannot be resumed
-	Files         []string        `json:"files,omitempty"`
-	Functions     []string        `json:"functions,omitempty"`
-}
-
-func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
-	}
-	return nil
-}
-
-// LoadSummary reads a run's summary.json; a run that never ended has none
-// (fs.ErrNotExist).
-func LoadSummary(runDir string) (*Summary, error) {
-	var s Summary
-	if err := readJSON(filepath.Join(runDir, SummaryFile), &s); err != nil {
-		return nil, err
-	}
-	return &s, nil
-}
+// LoadSummary reads a run's summary.json (fs.ErrNotExist before it ends).
+func LoadSummary(runDir string) (*Summary, error) { return runfolder.LoadSummary(runDir) }
 
 // LoadMeta reads a run's run.json.
-func LoadMeta(runDir string) (*Meta, error) {
-	var m Meta
-	if err := readJSON(filepath.Join(runDir, MetaFile), &m); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s has no %s: not a run folder", runDir, MetaFile)
-		}
-		return nil, err
-	}
-	return &m, nil
-}
+func LoadMeta(runDir string) (*Meta, error) { return runfolder.LoadMeta(runDir) }
 
 // scrubWriter removes secrets from everything written to events.jsonl. The
 // bus writes one whole line per call, so a secret is never split. A resumed
@@ -138,45 +55,12 @@ func (s *scrubWriter) Write(p []byte) (int, error) {
 	defer s.mu.Unlock()
 	clean := resolve.Scrub(string(p), s.secrets)
 	if s.offset > 0 {
-		clean = renumber(clean, s.offset)
+		clean = runfolder.Renumber(clean, s.offset)
 	}
 	if _, err := io.WriteString(s.w, clean); err != nil {
 		return 0, err
 	}
 	return len(p), nil
-}
-
-// renumber adds offset to the seq of one JSON event line, which encoding/json
-// always writes first.
-func renumber(line string, offset int) string {
-	const prefix = `{"seq":`
-	rest, ok := strings.CutPrefix(line, prefix)
-	if !ok {
-		return line
-	}
-	end := strings.IndexByte(rest, ',')
-	if end < 0 {
-		return line
-	}
-	n, err := strconv.Atoi(rest[:end])
-	if err != nil {
-		return line
-	}
-	return prefix + strconv.Itoa(n+offset) + rest[end:]
-}
-
-// lastSeq is the seq of the last event in an events.jsonl, 0 if none.
-func lastSeq(path string) int {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	evs, _ := event.ReadAll(f)
-	if len(evs) == 0 {
-		return 0
-	}
-	return evs[len(evs)-1].Seq
 }
 
 // scrubErr hides secrets in an error's text, keeping the error chain when

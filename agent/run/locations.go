@@ -12,6 +12,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/localize"
 	"github.com/swe-adept/swe-adept/agent/resolve"
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 )
 
 // EditLocationsAction is the Approval action asking the engineer to keep or
@@ -175,7 +176,7 @@ func localizeMessages(eventsPath string) []llm.Message {
 		return nil
 	}
 	defer f.Close()
-	evs, _ := event.ReadAll(f)
+	evs, _ := runfolder.ReadEvents(f, eventsPath) // the same tolerant reader as replay
 	var out []llm.Message
 	turn := -1 // the assistant message the next tool calls belong to
 	for _, e := range evs {

@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/swe-adept/swe-adept/agent/atomicfile"
 	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/swe-adept/swe-adept/agent/atomicfile"
 	"github.com/swe-adept/swe-adept/agent/localize"
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/agent/tool"
 	"github.com/swe-adept/swe-adept/memory"
 	"github.com/swe-adept/swe-adept/vcs"
@@ -85,7 +86,7 @@ func (r *Run) loadResumed(st *state) error {
 		return fmt.Errorf("resume %s: %w", r.ID, err)
 	}
 	var t Transcript
-	if err := readJSON(filepath.Join(r.Dir, TranscriptFile), &t); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := runfolder.ReadJSON(filepath.Join(r.Dir, TranscriptFile), &t); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("resume %s: %w", r.ID, err)
 	}
 	st.transcrpt, st.history = t, t.Resolve

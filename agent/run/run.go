@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/swe-adept/swe-adept/agent/sandbox"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +21,8 @@ import (
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/localize"
 	"github.com/swe-adept/swe-adept/agent/resolve"
+	"github.com/swe-adept/swe-adept/agent/runfolder"
+	"github.com/swe-adept/swe-adept/agent/sandbox"
 	"github.com/swe-adept/swe-adept/index"
 	"github.com/swe-adept/swe-adept/vcs"
 )
@@ -157,7 +158,7 @@ func (r *Run) openFolder() error {
 		return fmt.Errorf("run folder: %w", err)
 	}
 	r.log = f
-	r.bus = event.NewBus(&scrubWriter{w: f, secrets: r.secrets, offset: lastSeq(filepath.Join(r.Dir, EventsFile))})
+	r.bus = event.NewBus(&scrubWriter{w: f, secrets: r.secrets, offset: runfolder.LastSeq(filepath.Join(r.Dir, EventsFile))})
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/localize/heuristic"
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/index"
 	"github.com/swe-adept/swe-adept/internal/testtree"
 	"github.com/swe-adept/swe-adept/memory"
@@ -112,7 +113,7 @@ func checkFolder(t *testing.T, dir string) {
 		t.Errorf("hypotheses %v merged %q, want a failed and a successful one, merged", tags, mem.Merged)
 	}
 	var tr Transcript
-	if err := readJSON(filepath.Join(dir, TranscriptFile), &tr); err != nil {
+	if err := runfolder.ReadJSON(filepath.Join(dir, TranscriptFile), &tr); err != nil {
 		t.Fatal(err)
 	}
 	if len(tr.Localize) < 6 || len(tr.Resolve) < 20 {
