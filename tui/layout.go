@@ -25,8 +25,10 @@ type rect struct{ w, h int }
 // inner is the space inside the border.
 func (r rect) inner() rect { return rect{max(r.w-2, 0), max(r.h-2, 0)} }
 
-// layout is where the panes go for one terminal size. Large terminals get a
-// 2x2 grid; small ones show one pane at a time under a tab bar.
+// layout is where the panes go for one terminal size. From about 100
+// columns the panes sit side by side in two columns, the search tree over
+// the hypotheses on the left and the diff over the activity on the right;
+// smaller terminals show one pane at a time under a tab bar.
 type layout struct {
 	grid  bool
 	boxes [paneCount]rect
@@ -35,7 +37,7 @@ type layout struct {
 }
 
 // gridMin is the smallest terminal that still shows all four panes.
-const gridMinW, gridMinH = 130, 32
+const gridMinW, gridMinH = 100, 28
 
 func computeLayout(w, h int) layout {
 	w, h = max(w, 20), max(h, 6)
@@ -51,13 +53,14 @@ func computeLayout(w, h int) layout {
 		l.boxes[paneActivity].h = body.h - 1
 		return l
 	}
-	topH := body.h * 11 / 20
 	leftW := w / 2
+	treeH := body.h * 11 / 20 // the search leads; the hypotheses follow
+	diffH := body.h / 2
 	return layout{grid: true, body: body, boxes: [paneCount]rect{
-		paneTree:     {leftW, topH},
-		paneHyps:     {w - leftW, topH},
-		paneDiff:     {leftW, body.h - topH},
-		paneActivity: {w - leftW, body.h - topH},
+		paneTree:     {leftW, treeH},
+		paneHyps:     {leftW, body.h - treeH},
+		paneDiff:     {w - leftW, diffH},
+		paneActivity: {w - leftW, body.h - diffH},
 	}}
 }
 

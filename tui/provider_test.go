@@ -77,3 +77,19 @@ func TestHelpFitsSmallScreens(t *testing.T) {
 		}
 	}
 }
+
+// TestSideBySideFromAboutAHundredColumns: at 100x30 and 120x40 the search
+// tree and the hypotheses are on screen together; at 80x24, tabs.
+func TestSideBySideFromAboutAHundredColumns(t *testing.T) {
+	for _, tc := range []struct {
+		w, h int
+		grid bool
+	}{{80, 24, false}, {100, 30, true}, {120, 40, true}, {160, 48, true}} {
+		m := testModel(tc.w, tc.h, Options{})
+		view := ansi.Strip(m.View())
+		both := strings.Contains(view, "Search tree") && strings.Contains(view, "╭ Hypotheses")
+		if both != tc.grid {
+			t.Errorf("%dx%d: tree and hypotheses together = %v, want %v:\n%s", tc.w, tc.h, both, tc.grid, view)
+		}
+	}
+}

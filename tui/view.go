@@ -27,9 +27,9 @@ func (m *Model) View() string {
 }
 
 func (m *Model) gridView(l layout) string {
-	top := lipgloss.JoinHorizontal(lipgloss.Top, m.paneView(paneTree, l.boxes[paneTree]), m.paneView(paneHyps, l.boxes[paneHyps]))
-	bottom := lipgloss.JoinHorizontal(lipgloss.Top, m.paneView(paneDiff, l.boxes[paneDiff]), m.paneView(paneActivity, l.boxes[paneActivity]))
-	return top + "\n" + bottom
+	left := m.paneView(paneTree, l.boxes[paneTree]) + "\n" + m.paneView(paneHyps, l.boxes[paneHyps])
+	right := m.paneView(paneDiff, l.boxes[paneDiff]) + "\n" + m.paneView(paneActivity, l.boxes[paneActivity])
+	return lipgloss.JoinHorizontal(lipgloss.Top, left, right)
 }
 
 // tabView shows the focused pane alone under a tab bar, for small terminals.

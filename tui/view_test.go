@@ -31,7 +31,7 @@ func press(s string) tea.KeyMsg {
 	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)}
 }
 
-var sizes = []struct{ w, h int }{{80, 24}, {160, 48}}
+var sizes = []struct{ w, h int }{{80, 24}, {100, 30}, {120, 40}, {160, 48}}
 
 func isPhase(p string) func(event.Event) bool {
 	return func(e event.Event) bool { return e.Type == event.PhaseChanged && e.Phase == p }
