@@ -147,15 +147,15 @@ func TestEditsDuringAnInPlaceRunAreKept(t *testing.T) {
 	}
 	repo := messyCheckout(t)
 	before := checkoutState(t, repo)
-	cmd, sc := startRun(t, repo, "--in-place", "--script-delay", "150ms")
-	seen := 0
+	wd, _ := os.Getwd()
+	cmd, sc := startRun(t, repo, "--in-place", "--script-delay", "1s", "--locations", filepath.Join(wd, runSample, "locations.txt"))
+	// The scripted model waits a second inside each call: an edit made as
+	// a resolution model call starts lands between the agent's commands.
 	for sc.Scan() {
-		seen++
-		if strings.Contains(sc.Text(), `"phase":"resolve"`) {
+		if strings.Contains(sc.Text(), `"type":"model_call","agent":"resolve"`) {
 			break
 		}
 	}
-	time.Sleep(400 * time.Millisecond) // the agent is between calls
 	write(t, repo, "mine.txt", "written during the run\n", 0o644)
 	var last string
 	for sc.Scan() {
