@@ -189,7 +189,6 @@ func TestForkBombIsBounded(t *testing.T) {
 	}
 }
 
-
 func TestAllowWriteAndNet(t *testing.T) {
 	ws, _ := workspace(t)
 	extra := t.TempDir()
