@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -17,7 +17,7 @@ import (
 func batchInput(t *testing.T) (instances, repos string) {
 	t.Helper()
 	src := t.TempDir()
-	testtree.Copy(t, filepath.Join("testdata", "run", "inventory"), src)
+	testtree.Copy(t, filepath.Join("..", "testdata", "run", "inventory"), src)
 	repos = t.TempDir()
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "inventory"},
 		{"clone", "-q", "--bare", src, filepath.Join(repos, "acme", "inventory")}} {
@@ -31,7 +31,7 @@ func batchInput(t *testing.T) (instances, repos string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl, err := os.ReadFile(filepath.Join("testdata", "batch", "instances.jsonl"))
+	tmpl, err := os.ReadFile(filepath.Join("..", "testdata", "batch", "instances.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestBatchCommandLocalizeOnly(t *testing.T) {
 	instances, repos := batchInput(t)
 	out := t.TempDir()
 	args := []string{"batch", "--instances", instances, "--repos", repos, "--out", out, "--workers", "2",
-		"--localize-only", "--script-localize", filepath.Join("testdata", "run", "localize.json")}
+		"--localize-only", "--script-localize", filepath.Join("..", "testdata", "run", "localize.json")}
 	var stdout, stderr strings.Builder
 	if code := runMain(args, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())

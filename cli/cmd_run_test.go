@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/event"
 )
 
-const runSample = "testdata/run"
+const runSample = "../testdata/run"
 
 // sampleCheckout makes a git repository of the sample package.
 func sampleCheckout(t *testing.T) string {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -17,8 +17,8 @@ func TestLocalizeCommand(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("OPENAI_BASE_URL", "")
 	t.Setenv("SWE_ADEPT_MODEL", "")
-	repo := filepath.Join("testdata", "localize", "shop")
-	issue := filepath.Join("testdata", "localize", "issue.md")
+	repo := filepath.Join("..", "testdata", "localize", "shop")
+	issue := filepath.Join("..", "testdata", "localize", "issue.md")
 	tests := []struct {
 		name  string
 		args  []string
@@ -26,7 +26,7 @@ func TestLocalizeCommand(t *testing.T) {
 	}{
 		{"heuristic by default", nil, "shop/money.py:round_money"},
 		{"heuristic by name", []string{"--model", "heuristic", "--json"}, "shop/money.py:round_money"},
-		{"scripted", []string{"--script", filepath.Join("testdata", "localize", "script.json")}, "shop/money.py:round_money"},
+		{"scripted", []string{"--script", filepath.Join("..", "testdata", "localize", "script.json")}, "shop/money.py:round_money"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -88,7 +88,7 @@ func TestLocalizeFailureKeepsEarlierLocations(t *testing.T) {
 	if err := os.WriteFile(out, []byte(`{"files":["kept.py"]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"--repo", filepath.Join("testdata", "localize", "shop"), "--issue", filepath.Join("testdata", "localize", "issue.md"),
+	args := []string{"--repo", filepath.Join("..", "testdata", "localize", "shop"), "--issue", filepath.Join("..", "testdata", "localize", "issue.md"),
 		"--model", "some-model", "--out", out}
 	if err := runLocalize(context.Background(), args); err == nil {
 		t.Fatal("a failed model call must fail the command")

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ import (
 )
 
 // replayFixture is a recorded run: the workbench's own sample events.
-var replayFixture = filepath.Join("agent", "replay", "testdata", "run")
+var replayFixture = filepath.Join("..", "agent", "replay", "testdata", "run")
 
 // finalScreen drives the workbench with events until the run is done and
 // returns its last screen without colours.
@@ -85,7 +85,7 @@ func TestReplayMatchesLiveRun(t *testing.T) {
 		t.Skip("python3 is not installed: the scripted resolution runs the sample's tests")
 	}
 	repo := t.TempDir()
-	testtree.Copy(t, filepath.Join("testdata", "run", "inventory"), repo)
+	testtree.Copy(t, filepath.Join("..", "testdata", "run", "inventory"), repo)
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "inventory"}} {
 		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
 		cmd.Dir = repo
@@ -93,15 +93,15 @@ func TestReplayMatchesLiveRun(t *testing.T) {
 			t.Fatalf("git %v: %v: %s", args, err, out)
 		}
 	}
-	loc, err := llm.LoadScript(filepath.Join("testdata", "run", "localize.json"))
+	loc, err := llm.LoadScript(filepath.Join("..", "testdata", "run", "localize.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := llm.LoadScript(filepath.Join("testdata", "run", "resolve.json"))
+	res, err := llm.LoadScript(filepath.Join("..", "testdata", "run", "resolve.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	issue, err := os.ReadFile(filepath.Join("testdata", "run", "issue.md"))
+	issue, err := os.ReadFile(filepath.Join("..", "testdata", "run", "issue.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

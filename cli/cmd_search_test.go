@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 
 func TestSearchCommand(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // keep the index cache out of the user's
-	repo := "testdata/search/shop"
+	repo := "../testdata/search/shop"
 	tests := []struct {
 		name string
 		args []string
@@ -49,7 +49,7 @@ func TestSearchCommand(t *testing.T) {
 // command line's words.
 func TestSearchCommandErrors(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	repo := "testdata/search/shop"
+	repo := "../testdata/search/shop"
 	tests := []struct {
 		args []string
 		want []string
@@ -77,7 +77,7 @@ func TestSearchCommandErrors(t *testing.T) {
 func TestSearchCommandJSON(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	var out bytes.Buffer
-	if err := runSearch(context.Background(), &out, []string{"--repo", "testdata/search/shop", "--json", "content", "maxRetries"}); err != nil {
+	if err := runSearch(context.Background(), &out, []string{"--repo", "../testdata/search/shop", "--json", "content", "maxRetries"}); err != nil {
 		t.Fatal(err)
 	}
 	var r index.Result

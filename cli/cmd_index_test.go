@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 
 func TestIndexCommandJSON(t *testing.T) {
 	var out bytes.Buffer
-	repo := filepath.Join("testdata", "index", "gorepo")
+	repo := filepath.Join("..", "testdata", "index", "gorepo")
 	if err := indexMain(context.Background(), []string{"--repo", repo, "--json", "--no-cache"}, &out, nil); err != nil {
 		t.Fatalf("index --json: %v", err)
 	}
@@ -35,7 +35,7 @@ func TestIndexCommandJSON(t *testing.T) {
 }
 
 func TestIndexCommandHuman(t *testing.T) {
-	repo := filepath.Join("testdata", "index", "pyrepo")
+	repo := filepath.Join("..", "testdata", "index", "pyrepo")
 	for _, tt := range []struct {
 		args []string
 		want []string

@@ -1,0 +1,213 @@
+// Package cli is swe-adept's command line: one file per command, and this
+// one for what they share (registration, flags, usage errors, help, logs).
+// The root main package only calls Main, so `go run . demo` works.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// command is one subcommand. Each lives in its own cmd_*.go file and
+// registers itself from init, so main.go never grows with them.
+type command struct {
+	name    string
+	summary string
+	usage   string // the arguments after the name, for help
+	run     func(ctx context.Context, args []string) error
+	// noRepo: the command does not work in a repository given by --repo
+	// (or the current folder), so crashed in-place runs are not looked for.
+	noRepo bool
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) { commands[c.name] = c }
+
+// usageError marks mistakes in how the tool was called: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// Main runs the command line: args without the program's name. It
+// returns the process's exit status.
+func Main(args []string, stdout, stderr io.Writer) int { return runMain(args, stdout, stderr) }
+
+func runMain(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		return runHelp(args, stdout, stderr)
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "swe-adept: unknown command %q; run 'swe-adept help' for the list\n", args[0])
+		return 2
+	}
+	closeLog := setupLog()
+	defer closeLog()
+	// Closing the terminal (SIGHUP) or SIGQUIT ends a run as Ctrl-C does,
+	// putting an in-place checkout back, rather than killing it mid-step.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	defer stop()
+	if !c.noRepo {
+		restoreCrashed(ctx, repoArg(args[1:]), stderr)
+	}
+	err := c.run(ctx, args[1:])
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		printCommandHelp(stdout, c)
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "swe-adept %s: %v\nusage: swe-adept %s %s\nRun 'swe-adept help %s' for its flags.\n", c.name, err, c.name, c.usage, c.name)
+		return 2
+	default:
+		slog.Error("command failed", "command", c.name, "err", err)
+		fmt.Fprintf(stderr, "swe-adept %s: %v\n", c.name, err)
+		return 1
+	}
+}
+
+// runHelp answers `swe-adept help [COMMAND]`.
+func runHelp(args []string, stdout, stderr io.Writer) int {
+	if len(args) < 2 {
+		printHelp(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	c, ok := commands[args[1]]
+	if !ok {
+		fmt.Fprintf(stderr, "swe-adept help: unknown command %q; run 'swe-adept help' for the list\n", args[1])
+		return 2
+	}
+	// A command's flags exist only inside its run function: ask it for them.
+	lastFlags = nil
+	if err := c.run(context.Background(), []string{"-h"}); !errors.Is(err, flag.ErrHelp) {
+		lastFlags = nil
+	}
+	printCommandHelp(stdout, c)
+	return 0
+}
+
+// lastFlags is the flag set the running command made, so help can list its
+// flags after its usage line.
+var lastFlags *flag.FlagSet
+
+func printCommandHelp(w io.Writer, c *command) {
+	fmt.Fprintf(w, "usage: swe-adept %s %s\n\n%s\n", c.name, c.usage, c.summary)
+	if lastFlags != nil {
+		fmt.Fprintln(w, "\nflags:")
+		lastFlags.SetOutput(w)
+		lastFlags.PrintDefaults()
+	}
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprintln(w, "swe-adept: watch and steer two LLM agents resolving an issue in a git repository")
+	fmt.Fprintln(w, "\nusage: swe-adept <command> [flags]\n\ncommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'swe-adept help <command>' or 'swe-adept <command> -h' for its flags.")
+}
+
+// newFlags makes a flag set that reports mistakes as usage errors instead of
+// exiting, so every command fails the same way.
+func newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	// runMain prints the usage and the error once; the flag package would
+	// print both again.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	lastFlags = fs
+	return fs
+}
+
+// parseFlags parses args and turns a bad flag into a usage error. Flags may
+// come before or after positional arguments; only flag-shaped words are
+// flags, so a positional argument may start with "-" (a markdown list, "-"
+// for standard input), and "--" ends the flags.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for len(args) > 0 {
+		switch a := args[0]; {
+		case a == "--":
+			return append(pos, args[1:]...), nil
+		case !flagShaped.MatchString(a):
+			pos = append(pos, a)
+			args = args[1:]
+			continue
+		}
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageError{strings.TrimSpace(err.Error())}
+		}
+		args = fs.Args()
+	}
+	return pos, nil
+}
+
+var flagShaped = regexp.MustCompile(`^--?[A-Za-z][A-Za-z0-9_-]*(=.*)?$`)
+
+// checkDir is the usage error every command gives for a --repo (or other
+// folder flag) that is missing or not a folder.
+func checkDir(flagName, path string) error {
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return usagef("%s %s: no such folder", flagName, path)
+	case err != nil:
+		return usagef("%s %s: %v", flagName, path, err)
+	case !info.IsDir():
+		return usagef("%s %s: a file, not a folder", flagName, path)
+	}
+	return nil
+}
+
+// setupLog sends log/slog to a file, never to the terminal: the TUI owns it.
+func setupLog() func() {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	dir = filepath.Join(dir, "swe-adept")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+		return func() {}
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "swe-adept.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+		return func() {}
+	}
+	level := slog.LevelInfo
+	if os.Getenv("SWE_ADEPT_DEBUG") != "" {
+		level = slog.LevelDebug
+	}
+	slog.SetDefault(slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: level})))
+	return func() { _ = f.Close() }
+}
