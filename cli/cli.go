@@ -9,7 +9,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -172,21 +171,6 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 var flagShaped = regexp.MustCompile(`^--?[A-Za-z][A-Za-z0-9_-]*(=.*)?$`)
-
-// checkDir is the usage error every command gives for a --repo (or other
-// folder flag) that is missing or not a folder.
-func checkDir(flagName, path string) error {
-	info, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return usagef("%s %s: no such folder", flagName, path)
-	case err != nil:
-		return usagef("%s %s: %v", flagName, path, err)
-	case !info.IsDir():
-		return usagef("%s %s: a file, not a folder", flagName, path)
-	}
-	return nil
-}
 
 // setupLog sends log/slog to a file, never to the terminal: the TUI owns it.
 func setupLog() func() {

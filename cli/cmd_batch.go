@@ -4,15 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/swe-adept/swe-adept/agent/batch"
 	"github.com/swe-adept/swe-adept/agent/localize"
-	"github.com/swe-adept/swe-adept/agent/swebench"
 )
 
 func init() {
@@ -81,8 +78,8 @@ func parseBatchFlags(args []string) (batchFlags, error) {
 	case f.queue.AckWait < time.Second || f.queue.MaxDeliver < 1:
 		return f, usagef("--ack-wait must be at least 1s and --max-deliver at least 1")
 	}
-	if info, err := os.Stat(f.repos); err != nil || !info.IsDir() {
-		return f, usagef("--repos %s: not a directory", f.repos)
+	if err := checkDir("--repos", f.repos); err != nil {
+		return f, err
 	}
 	if f.agent.Sandbox, err = f.sandbox.options(); err != nil {
 		return f, err
@@ -137,32 +134,4 @@ func batchRunner(f batchFlags) (batch.Runner, error) {
 		return nil, scriptOrModelError("--script-resolve", f.agent.ScriptResolve, err)
 	}
 	return spec.Runner(), nil
-}
-
-// pickInstances keeps the instances --only names (in file order) and at
-// most limit of them.
-func pickInstances(list []swebench.Instance, only string, limit int) []swebench.Instance {
-	if only != "" {
-		want := map[string]bool{}
-		for _, id := range strings.Split(only, ",") {
-			want[strings.TrimSpace(id)] = true
-		}
-		var kept []swebench.Instance
-		for _, in := range list {
-			if want[in.InstanceID] {
-				kept = append(kept, in)
-			}
-		}
-		list = kept
-	}
-	if limit > 0 && len(list) > limit {
-		list = list[:limit]
-	}
-	return list
-}
-
-// queueFlags declares how a batch or a worker reaches its NATS server.
-func queueFlags(fs *flag.FlagSet, q *batch.Queue, use string) {
-	fs.StringVar(&q.URL, "queue", "", "a NATS server with JetStream, `nats://HOST:PORT` (a token or user:password may go in the URL; commas for a cluster): "+use)
-	fs.StringVar(&q.Creds, "queue-creds", "", "a NATS credentials `file` for --queue")
 }

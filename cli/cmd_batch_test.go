@@ -82,7 +82,7 @@ func TestBatchCommandErrors(t *testing.T) {
 	}{
 		{[]string{"batch", "--repos", repos, "--out", t.TempDir()}, 2, "required"},
 		{[]string{"batch", "--instances", instances, "--repos", repos, "--out", t.TempDir(), "--workers", "0"}, 2, "--workers"},
-		{[]string{"batch", "--instances", instances, "--repos", filepath.Join(repos, "nope"), "--out", t.TempDir()}, 2, "not a directory"},
+		{[]string{"batch", "--instances", instances, "--repos", filepath.Join(repos, "nope"), "--out", t.TempDir()}, 2, "no such folder"},
 		{[]string{"batch", "--instances", instances, "--repos", repos, "--out", t.TempDir(), "--only", "nope"}, 1, "no instances"},
 	}
 	t.Setenv("OPENAI_API_KEY", "")

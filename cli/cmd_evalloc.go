@@ -74,23 +74,6 @@ func runEvalLoc(ctx context.Context, args []string) error {
 	return enc.Encode(res)
 }
 
-// loadInstances reads an instances file, reports its malformed lines on
-// stderr (and returns them), and keeps the instances --only and --limit pick.
-func loadInstances(path, only string, limit int) ([]swebench.Instance, []swebench.LineError, error) {
-	list, bad, err := swebench.ReadInstancesFile(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, b := range bad {
-		fmt.Fprintf(os.Stderr, "%s: skipped %v\n", path, b)
-	}
-	list = pickInstances(list, only, limit)
-	if len(list) == 0 {
-		return nil, nil, fmt.Errorf("no instances to run in %s", path)
-	}
-	return list, bad, nil
-}
-
 func predictionWriter(cfg *evalloc.Config, path string) (func(), error) {
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
 		return nil, usagef("--out %s is not a regular file: name a file to write", path)

@@ -9,7 +9,6 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/swe-adept/swe-adept/index"
 )
@@ -44,7 +43,7 @@ func indexMain(ctx context.Context, args []string, stdout io.Writer, stderr *os.
 	if *asJSON && *stats {
 		return usagef("--json and --stats do not go together")
 	}
-	if err := checkRepoDir(*repo); err != nil {
+	if err := checkDir("--repo", *repo); err != nil {
 		return err
 	}
 	opts := index.Options{NoCache: *noCache, Logger: slog.Default()}
@@ -68,52 +67,6 @@ func indexMain(ctx context.Context, args []string, stdout io.Writer, stderr *os.
 		printIndexSummary(stdout, ix.Root(), st)
 	}
 	return nil
-}
-
-// checkRepoDir turns a missing or non-directory --repo into a usage error
-// the user can act on.
-func checkRepoDir(dir string) error {
-	info, err := os.Stat(dir)
-	switch {
-	case os.IsNotExist(err):
-		return usagef("--repo %s: no such directory", dir)
-	case err != nil:
-		return fmt.Errorf("--repo %s: %w", dir, err)
-	case !info.IsDir():
-		return usagef("--repo %s: not a directory", dir)
-	}
-	return nil
-}
-
-func isTerminal(f *os.File) bool {
-	if f == nil {
-		return false
-	}
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
-}
-
-// progressLine redraws one "\r" line, at most ten times a second.
-type progressLine struct {
-	w     io.Writer
-	label string // what is counted: "indexing"
-	last  time.Time
-	drawn bool
-}
-
-func (p *progressLine) update(done, total int) {
-	if done < total && time.Since(p.last) < 100*time.Millisecond {
-		return
-	}
-	p.last = time.Now()
-	p.drawn = true
-	fmt.Fprintf(p.w, "\r%s: %d/%d files", p.label, done, total)
-}
-
-func (p *progressLine) clear() {
-	if p != nil && p.drawn {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
 }
 
 func printIndexJSON(w io.Writer, st index.Stats) error {

@@ -64,8 +64,8 @@ func TestIndexCommandBadRepo(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--repo", filepath.Join(t.TempDir(), "missing")}, "no such directory"},
-		{[]string{"--repo", file}, "not a directory"},
+		{[]string{"--repo", filepath.Join(t.TempDir(), "missing")}, "no such folder"},
+		{[]string{"--repo", file}, "a file, not a folder"},
 		{[]string{"--json", "--stats"}, "do not go together"},
 		{[]string{"extra"}, "unexpected argument"},
 	} {

@@ -1,13 +1,9 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/swe-adept/swe-adept/agent/models"
-	"github.com/swe-adept/swe-adept/agent/run"
-	"github.com/swe-adept/swe-adept/vcs"
 	"io"
 	"log/slog"
 	"os"
@@ -15,7 +11,9 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"github.com/swe-adept/swe-adept/agent/run"
+	"github.com/swe-adept/swe-adept/vcs"
 
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/localize"
@@ -122,27 +120,6 @@ func runLocalizeTo(ctx context.Context, args []string, stdout io.Writer) error {
 	return runErr
 }
 
-// readIssue reads the issue from a file or, for "-", from stdin.
-func readIssue(name string, stdin io.Reader) (string, error) {
-	var b []byte
-	var err error
-	if name == "-" {
-		b, err = io.ReadAll(stdin)
-	} else {
-		b, err = os.ReadFile(name)
-	}
-	if err != nil {
-		return "", fmt.Errorf("read issue %s: %w", name, err)
-	}
-	if strings.TrimSpace(string(b)) == "" {
-		return "", usagef("--issue %s is empty", name)
-	}
-	if bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b) {
-		return "", usagef("--issue %s is not text (a binary file?): give the issue's text", name)
-	}
-	return string(b), nil
-}
-
 // buildIndexWithProgress indexes the repository, drawing a progress line
 // on w when it is a terminal.
 func buildIndexWithProgress(ctx context.Context, repo string, w *os.File) (*index.Index, error) {
@@ -227,13 +204,4 @@ func localizeOut(ctx context.Context, repo string) (string, error) {
 		return "", fmt.Errorf("locations folder: %w", err)
 	}
 	return filepath.Join(dir, "locations.json"), nil
-}
-
-// explicitModel refuses a model named on the command line that no server
-// can run: falling back to the offline localizer would hide the mistake.
-func explicitModel(set models.Settings, named string) error {
-	if named == "" || strings.EqualFold(named, models.Heuristic) || set.UsesServer() || set.For(models.Localization).Script != "" {
-		return nil
-	}
-	return usagef("--model %s needs a model server: set OPENAI_API_KEY (or --base-url for a local server), or use --model heuristic for the offline localizer", named)
 }

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
-	"strings"
 
 	"github.com/swe-adept/swe-adept/vcs"
 )
@@ -45,39 +43,4 @@ func runRestore(ctx context.Context, args []string, stdout io.Writer) error {
 		return nil
 	}
 	return err
-}
-
-// restoreCrashed gives the checkout back from in-place runs that crashed,
-// before any command works in the repository, and says so in a line each.
-// A repository that cannot be opened is left to the command to report.
-func restoreCrashed(ctx context.Context, repo string, stderr io.Writer) {
-	if _, err := vcs.Open(ctx, repo); err != nil {
-		return
-	}
-	done, err := vcs.Recover(ctx, repo, "")
-	for _, r := range done {
-		fmt.Fprintln(stderr, "swe-adept:", r)
-	}
-	if err != nil {
-		slog.Error("restore after a crashed in-place run", "err", err)
-		fmt.Fprintln(stderr, "swe-adept:", err)
-	}
-}
-
-// repoArg is the --repo value among a command's arguments, or ".".
-func repoArg(args []string) string {
-	for i, a := range args {
-		if a == "--" {
-			break
-		}
-		for _, name := range []string{"--repo", "-repo"} {
-			if v, ok := strings.CutPrefix(a, name+"="); ok {
-				return v
-			}
-			if a == name && i+1 < len(args) {
-				return args[i+1]
-			}
-		}
-	}
-	return "."
 }

@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/swe-adept/swe-adept/vcs"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/swe-adept/swe-adept/vcs"
 
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
@@ -45,12 +46,6 @@ type runFlags struct {
 	cmdTimeout, cmdBudget, scriptDelay       time.Duration
 	allow                                    listFlag
 }
-
-// listFlag is a repeatable string flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, ", ") }
-func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 
 func parseRunFlags(args []string) (runFlags, error) {
 	var f runFlags
@@ -184,22 +179,6 @@ func runOptions(f runFlags, stdin io.Reader) (run.Options, error) {
 	return opts, nil
 }
 
-// scriptOrModelError words a model that could not be built: a bad script
-// names its flag; anything else is explained by explainModelError.
-func scriptOrModelError(flagName, script string, err error) error {
-	if script != "" {
-		return usagef("%s: %v", flagName, err)
-	}
-	return explainModelError(err)
-}
-
-func nonEmptyStr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 // runScreen draws the run in the workbench until it ends or the engineer
 // quits (which cancels it), then reports where the patch is.
 func runScreen(ctx context.Context, r *run.Run, stderr io.Writer) error {
@@ -207,47 +186,6 @@ func runScreen(ctx context.Context, r *run.Run, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "run %s: %s, %d tokens, %s%s\n", sum.ID, sum.Status, sum.Tokens, sum.Cost, patchNote(sum))
 	if err != nil || werr != nil {
 		return errors.Join(err, werr)
-	}
-	return statusError(sum)
-}
-
-// showRun draws r in the workbench until it ends or the engineer quits
-// (which cancels it), then waits for the run. opts need not name the run's
-// events, gate or cancel.
-func showRun(ctx context.Context, r *run.Run, opts tui.Options) (sum run.Summary, screenErr, runErr error) {
-	events := r.Events()
-	opts.Events, opts.Gate, opts.Cancel = events, r.Gate(), r.Cancel
-	screenErr = tui.Run(ctx, opts)
-	if screenErr != nil {
-		r.Cancel()
-	}
-	go func() { // the screen is gone; keep the run from blocking on its events
-		for range events {
-		}
-	}()
-	sum, runErr = r.Wait()
-	return sum, screenErr, runErr
-}
-
-// runHeadless prints every event as a JSON line, then the summary line.
-func runHeadless(r *run.Run, stdout io.Writer) error {
-	enc := json.NewEncoder(stdout)
-	secrets := resolve.SecretValues(os.Environ())
-	for e := range r.Events() {
-		if err := writeEvent(stdout, e, secrets); err != nil {
-			r.Cancel()
-		}
-	}
-	sum, err := r.Wait()
-	line := struct {
-		Type string `json:"type"`
-		run.Summary
-	}{"summary", sum}
-	if eerr := enc.Encode(line); eerr != nil && err == nil {
-		err = eerr
-	}
-	if err != nil {
-		return err
 	}
 	return statusError(sum)
 }
@@ -270,27 +208,6 @@ func patchNote(s run.Summary) string {
 		note += " (applied to your checkout)"
 	}
 	return note
-}
-
-// statusError makes a run that did not submit a failed command, with what
-// the engineer can do about it.
-func statusError(s run.Summary) error {
-	switch {
-	case s.CheckoutError != "":
-		return fmt.Errorf("run %s ended with %s, and your checkout was NOT put back: %s", s.ID, s.Status, s.CheckoutError)
-	case s.Status == "submitted" && s.Patch == "":
-		return fmt.Errorf("run %s: the agent submitted no changes (the patch is empty)", s.ID)
-	case s.Status == "submitted":
-		return nil
-	case s.Status == "cancelled" && s.InPlace:
-		return fmt.Errorf("run %s cancelled; your checkout was put back and checked; resume it with: swe-adept run --resume %s", s.ID, s.ID)
-	case s.Status == "cancelled":
-		return fmt.Errorf("run %s cancelled; resume it with: swe-adept run --resume %s", s.ID, s.ID)
-	}
-	if s.Message != "" {
-		return fmt.Errorf("run %s ended with %s: %s", s.ID, s.Status, s.Message)
-	}
-	return fmt.Errorf("run %s ended with %s", s.ID, s.Status)
 }
 
 // knownRun checks that --resume names a run of the repository, before

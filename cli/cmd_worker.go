@@ -37,8 +37,8 @@ func parseWorkerFlags(args []string) (batch.WorkerConfig, error) {
 	case c.Workers < 1:
 		return c, usagef("--workers must be at least 1, not %d", c.Workers)
 	}
-	if info, err := os.Stat(c.ReposDir); err != nil || !info.IsDir() {
-		return c, usagef("--repos %s: not a directory", c.ReposDir)
+	if err := checkDir("--repos", c.ReposDir); err != nil {
+		return c, err
 	}
 	return c, nil
 }
