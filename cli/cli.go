@@ -25,13 +25,35 @@ type command struct {
 	name    string
 	summary string
 	usage   string // the arguments after the name, for help
-	run     func(ctx context.Context, args []string) error
+	// flags declares the command's flags on a set and returns what runs
+	// the command once they are parsed, so help lists the flags without
+	// running anything.
+	flags declare
+	// run, when set, runs the command from its raw arguments (commands
+	// that check their flags together before running); flags then only
+	// declares them.
+	run func(ctx context.Context, args []string) error
 	// noRepo: the command does not work in a repository given by --repo
 	// (or the current folder), so crashed in-place runs are not looked for.
 	noRepo bool
 }
 
 var commands = map[string]*command{}
+
+// declare puts a command's flags on fs and returns the command, to run
+// with the parsed flags and the positional arguments.
+type declare func(fs *flag.FlagSet) func(ctx context.Context, pos []string) error
+
+// runDeclared parses args against the command's flags and runs it.
+func runDeclared(ctx context.Context, name string, args []string, d declare) error {
+	fs := newFlags(name)
+	run := d(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	return run(ctx, pos)
+}
 
 func register(c *command) { commands[c.name] = c }
 
@@ -64,7 +86,12 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	if !c.noRepo {
 		restoreCrashed(ctx, repoArg(args[1:]), stderr)
 	}
-	err := c.run(ctx, args[1:])
+	var err error
+	if c.run != nil {
+		err = c.run(ctx, args[1:])
+	} else {
+		err = runDeclared(ctx, c.name, args[1:], c.flags)
+	}
 	var ue usageError
 	switch {
 	case err == nil:
@@ -96,26 +123,27 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "swe-adept help: unknown command %q; run 'swe-adept help' for the list\n", args[1])
 		return 2
 	}
-	// A command's flags exist only inside its run function: ask it for them.
-	lastFlags = nil
-	if err := c.run(context.Background(), []string{"-h"}); !errors.Is(err, flag.ErrHelp) {
-		lastFlags = nil
-	}
 	printCommandHelp(stdout, c)
 	return 0
 }
 
-// lastFlags is the flag set the running command made, so help can list its
-// flags after its usage line.
-var lastFlags *flag.FlagSet
-
+// printCommandHelp lists a command's flags: they are declared on a fresh
+// set, and the command does not run.
 func printCommandHelp(w io.Writer, c *command) {
 	fmt.Fprintf(w, "usage: swe-adept %s %s\n\n%s\n", c.name, c.usage, c.summary)
-	if lastFlags != nil {
+	fs := newFlags(c.name)
+	c.flags(fs)
+	if hasFlags(fs) {
 		fmt.Fprintln(w, "\nflags:")
-		lastFlags.SetOutput(w)
-		lastFlags.PrintDefaults()
+		fs.SetOutput(w)
+		fs.PrintDefaults()
 	}
+}
+
+func hasFlags(fs *flag.FlagSet) bool {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	return n > 0
 }
 
 func printHelp(w io.Writer) {
@@ -140,7 +168,6 @@ func newFlags(name string) *flag.FlagSet {
 	// print both again.
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	lastFlags = fs
 	return fs
 }
 
@@ -194,4 +221,14 @@ func setupLog() func() {
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: level})))
 	return func() { _ = f.Close() }
+}
+
+// declareOnly is the flags of a command that parses its own arguments: it
+// declares them on fs and bound to a throwaway value.
+func declareOnly[T any](declareOn func(fs *flag.FlagSet, f *T)) declare {
+	return func(fs *flag.FlagSet) func(context.Context, []string) error {
+		var f T
+		declareOn(fs, &f)
+		return func(context.Context, []string) error { return errors.New("declare only") }
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"time"
@@ -21,6 +22,7 @@ func init() {
 			"         [--localize-only] [--only ID,...] [--limit N] [--keep-work]\n" +
 			"         [--queue nats://HOST:PORT [--queue-creds FILE] [--ack-wait 2m] [--max-deliver 3]]",
 		run:    runBatch,
+		flags:  declareOnly(declareBatchFlags),
 		noRepo: true,
 	})
 }
@@ -36,9 +38,8 @@ type batchFlags struct {
 	queue                       batch.Queue
 }
 
-func parseBatchFlags(args []string) (batchFlags, error) {
-	var f batchFlags
-	fs := newFlags("batch")
+// declareBatchFlags puts the flags of batch on fs, bound to f.
+func declareBatchFlags(fs *flag.FlagSet, f *batchFlags) {
 	fs.StringVar(&f.instances, "instances", "", "SWE-bench-style instances `file`, one JSON object a line")
 	fs.StringVar(&f.repos, "repos", "", "`folder` holding each repository as OWNER/NAME (a clone or a bare mirror)")
 	fs.StringVar(&f.out, "out", "", "output `folder`: runs/, preds.jsonl, preds.json, summary.json; rerun to resume")
@@ -60,6 +61,12 @@ func parseBatchFlags(args []string) (batchFlags, error) {
 	fs.IntVar(&a.MaxTokens, "max-tokens", 0, "tokens per instance (0: no limit)")
 	fs.IntVar(&a.MaxIterations, "max-iterations", 0, "resolution model calls per instance (0: the default)")
 	fs.IntVar(&a.LocalizeMaxIterations, "localize-max-iterations", localize.DefaultMaxIterations, "localization search turns per instance")
+}
+
+func parseBatchFlags(args []string) (batchFlags, error) {
+	var f batchFlags
+	fs := newFlags("batch")
+	declareBatchFlags(fs, &f)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return f, err

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -21,6 +22,7 @@ func init() {
 		summary: "watch both agents fix a bug in a bundled sample repository (scripted model: no API key, no network)",
 		usage:   "[--speed 1.0] [--approve ask|auto|deny] [--headless] [--dir DIR]",
 		noRepo:  true,
+		flags:   declareOnly(declareDemoFlags),
 		run: func(ctx context.Context, args []string) error {
 			return runDemo(ctx, args, os.Stdout, os.Stderr)
 		},
@@ -39,14 +41,19 @@ type demoFlags struct {
 	sandbox  *sandboxFlags
 }
 
-func parseDemoFlags(args []string) (demoFlags, error) {
-	var f demoFlags
-	fs := newFlags("demo")
+// declareDemoFlags puts the flags of demo on fs, bound to f.
+func declareDemoFlags(fs *flag.FlagSet, f *demoFlags) {
 	fs.Float64Var(&f.speed, "speed", 1, "playback speed of the scripted model: 2 is twice as fast, 0 as fast as possible")
 	fs.StringVar(&f.approve, "approve", "", "reverts, merges and shell commands: ask (the screen asks you), auto or deny; default ask with the screen, auto headless")
 	fs.BoolVar(&f.headless, "headless", false, "no screen: print the events as JSON lines and a summary line")
 	f.sandbox = addSandboxFlags(fs)
 	fs.StringVar(&f.dir, "dir", "", "where to create the sample repository (an empty or new `dir`); default a new temporary directory")
+}
+
+func parseDemoFlags(args []string) (demoFlags, error) {
+	var f demoFlags
+	fs := newFlags("demo")
+	declareDemoFlags(fs, &f)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return f, err

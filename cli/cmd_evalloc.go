@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 
@@ -17,61 +18,66 @@ func init() {
 		name:    "eval-loc",
 		summary: "score localization (file Acc@1/3/5, function Acc@5/10) on SWE-bench-style instances",
 		usage:   "--instances FILE.jsonl --repos DIR [--model heuristic|NAME] [--out preds.jsonl] [--only ID,...] [--limit N] [--per-instance]",
-		run:     runEvalLoc,
+		flags:   evalLocFlags(),
 		noRepo:  true,
 	})
 }
 
 func runEvalLoc(ctx context.Context, args []string) error {
-	fs := newFlags("eval-loc")
-	instances := fs.String("instances", "", "SWE-bench-style instances, one JSON object a line")
-	repos := fs.String("repos", "", "folder holding each repository as OWNER/NAME (a clone or a bare mirror)")
-	mf := addModelFlags(fs, true)
-	script := fs.String("script", "", "a scripted localization transcript (tests)")
-	out := fs.String("out", "", "write per-instance predictions in LocAgent's format (JSONL)")
-	only := fs.String("only", "", "comma-separated instance ids to run")
-	limit := fs.Int("limit", 0, "run at most N instances")
-	work := fs.String("work", "", "export repositories here (default: a temp dir)")
-	keep := fs.Bool("keep", false, "keep the exported repositories")
-	maxIter := fs.Int("max-iterations", localize.DefaultMaxIterations, "search turns per instance")
-	perInstance := fs.Bool("per-instance", false, "include every instance's scores in the summary")
-	if _, err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if *instances == "" || *repos == "" {
-		return usagef("--instances and --repos are required")
-	}
-	list, _, err := loadInstances(*instances, *only, *limit)
-	if err != nil {
-		return err
-	}
-	set, err := mf.settings()
-	if err != nil {
-		return err
-	}
-	set.Localize.Script = *script
-	if !set.UsesServer() && *script == "" && set.For(models.Localization).Model != models.Heuristic {
-		fmt.Fprintln(os.Stderr, models.NoServerNotice)
-	}
-	cfg := evalloc.Config{Instances: list, ReposDir: *repos, WorkDir: *work, Keep: *keep, Models: set,
-		MaxIter: *maxIter, Baseline: true, Progress: os.Stderr}
-	if *out != "" {
-		closeOut, err := predictionWriter(&cfg, *out)
-		if err != nil {
-			return err
+	return runDeclared(ctx, "eval-loc", args, evalLocFlags())
+}
+
+// evalLocFlags declares the flags of eval-loc and returns the command.
+func evalLocFlags() declare {
+	return func(fs *flag.FlagSet) func(context.Context, []string) error {
+		instances := fs.String("instances", "", "SWE-bench-style instances, one JSON object a line")
+		repos := fs.String("repos", "", "folder holding each repository as OWNER/NAME (a clone or a bare mirror)")
+		mf := addModelFlags(fs, true)
+		script := fs.String("script", "", "a scripted localization transcript (tests)")
+		out := fs.String("out", "", "write per-instance predictions in LocAgent's format (JSONL)")
+		only := fs.String("only", "", "comma-separated instance ids to run")
+		limit := fs.Int("limit", 0, "run at most N instances")
+		work := fs.String("work", "", "export repositories here (default: a temp dir)")
+		keep := fs.Bool("keep", false, "keep the exported repositories")
+		maxIter := fs.Int("max-iterations", localize.DefaultMaxIterations, "search turns per instance")
+		perInstance := fs.Bool("per-instance", false, "include every instance's scores in the summary")
+		return func(ctx context.Context, _ []string) error {
+			if *instances == "" || *repos == "" {
+				return usagef("--instances and --repos are required")
+			}
+			list, _, err := loadInstances(*instances, *only, *limit)
+			if err != nil {
+				return err
+			}
+			set, err := mf.settings()
+			if err != nil {
+				return err
+			}
+			set.Localize.Script = *script
+			if !set.UsesServer() && *script == "" && set.For(models.Localization).Model != models.Heuristic {
+				fmt.Fprintln(os.Stderr, models.NoServerNotice)
+			}
+			cfg := evalloc.Config{Instances: list, ReposDir: *repos, WorkDir: *work, Keep: *keep, Models: set,
+				MaxIter: *maxIter, Baseline: true, Progress: os.Stderr}
+			if *out != "" {
+				closeOut, err := predictionWriter(&cfg, *out)
+				if err != nil {
+					return err
+				}
+				defer closeOut()
+			}
+			res, err := evalloc.Run(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			if !*perInstance {
+				res.Instances = nil
+			}
+			enc := json.NewEncoder(os.Stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(res)
 		}
-		defer closeOut()
 	}
-	res, err := evalloc.Run(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	if !*perInstance {
-		res.Instances = nil
-	}
-	enc := json.NewEncoder(os.Stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(res)
 }
 
 func predictionWriter(cfg *evalloc.Config, path string) (func(), error) {

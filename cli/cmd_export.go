@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -17,52 +18,56 @@ func init() {
 		name:    "export",
 		summary: "write a saved run as an SWE-agent trajectory, LocAgent locations or an SWE-bench prediction",
 		usage:   "RUN --format swe-agent|locagent|swe-bench [--repo DIR] [--out FILE] [--instance-id ID] [--model-name NAME]",
-		run:     runExport,
+		flags:   exportFlags(),
 	})
 }
 
 func runExport(ctx context.Context, args []string) error {
-	fs := newFlags("export")
-	repo := fs.String("repo", ".", "repository `dir` whose runs folder holds RUN")
-	format := fs.String("format", "", "output format: "+strings.Join(export.Formats, ", "))
-	out := fs.String("out", "", "write to `file` instead of standard output")
-	var opts export.Options
-	fs.StringVar(&opts.InstanceID, "instance-id", "", "instance id to record (default: the batch's instance, else the run id)")
-	fs.StringVar(&opts.Model, "model-name", "", "model_name_or_path of a swe-bench prediction (default: the run's model)")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
+	return runDeclared(ctx, "export", args, exportFlags())
+}
+
+// exportFlags declares the flags of export and returns the command.
+func exportFlags() declare {
+	return func(fs *flag.FlagSet) func(context.Context, []string) error {
+		repo := fs.String("repo", ".", "repository `dir` whose runs folder holds RUN")
+		format := fs.String("format", "", "output format: "+strings.Join(export.Formats, ", "))
+		out := fs.String("out", "", "write to `file` instead of standard output")
+		var opts export.Options
+		fs.StringVar(&opts.InstanceID, "instance-id", "", "instance id to record (default: the batch's instance, else the run id)")
+		fs.StringVar(&opts.Model, "model-name", "", "model_name_or_path of a swe-bench prediction (default: the run's model)")
+		return func(ctx context.Context, pos []string) error {
+			switch {
+			case len(pos) != 1:
+				return usagef("give exactly one run (an id or a folder)")
+			case !validFormat(*format):
+				return usagef("--format must be one of %s, not %q", strings.Join(export.Formats, ", "), *format)
+			}
+			opts.Format = *format
+			dir, err := replay.FindRun(ctx, *repo, pos[0])
+			if err != nil {
+				return err
+			}
+			r, loadErr := export.Load(dir)
+			if r == nil {
+				return loadErr
+			}
+			if loadErr != nil {
+				fmt.Fprintf(os.Stderr, "swe-adept export: %s is damaged; exporting what could be read: %v\n", dir, loadErr)
+			}
+			if r.EventsErr != nil {
+				fmt.Fprintf(os.Stderr, "swe-adept export: %v\n", r.EventsErr)
+			}
+			var buf bytes.Buffer
+			if err := export.Write(&buf, r, opts); err != nil {
+				return err
+			}
+			if *out == "" {
+				_, err = os.Stdout.Write(buf.Bytes())
+				return err
+			}
+			return atomicfile.Write(*out, buf.Bytes())
+		}
 	}
-	switch {
-	case len(pos) != 1:
-		return usagef("give exactly one run (an id or a folder)")
-	case !validFormat(*format):
-		return usagef("--format must be one of %s, not %q", strings.Join(export.Formats, ", "), *format)
-	}
-	opts.Format = *format
-	dir, err := replay.FindRun(ctx, *repo, pos[0])
-	if err != nil {
-		return err
-	}
-	r, loadErr := export.Load(dir)
-	if r == nil {
-		return loadErr
-	}
-	if loadErr != nil {
-		fmt.Fprintf(os.Stderr, "swe-adept export: %s is damaged; exporting what could be read: %v\n", dir, loadErr)
-	}
-	if r.EventsErr != nil {
-		fmt.Fprintf(os.Stderr, "swe-adept export: %v\n", r.EventsErr)
-	}
-	var buf bytes.Buffer
-	if err := export.Write(&buf, r, opts); err != nil {
-		return err
-	}
-	if *out == "" {
-		_, err = os.Stdout.Write(buf.Bytes())
-		return err
-	}
-	return atomicfile.Write(*out, buf.Bytes())
 }
 
 func validFormat(f string) bool {

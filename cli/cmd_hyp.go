@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -36,7 +37,7 @@ work aside (exactly, on a private ref) and detaches HEAD so your branch never mo
 holds the checkout until 'hyp git finish', which checks your branch out again, restores your
 uncommitted work, and applies the merged solution, if any, on top as uncommitted changes.
 Working memory: .git/swe-adept/hyp/<run>/memory.json.`,
-		run: runHyp,
+		flags: hypFlags(),
 	})
 }
 
@@ -106,43 +107,47 @@ func finishHand(ctx context.Context, dir, runID string, f *hyp.Families, w io.Wr
 }
 
 func runHyp(ctx context.Context, args []string) error {
-	fs := newFlags("hyp")
-	repoDir := fs.String("repo", ".", "the git repository")
-	runID := fs.String("run", "manual", "the run whose working memory and branches to use")
-	approve := fs.String("approve", "auto", "answer revert_to and merge_solution: auto or deny")
-	asJSON := fs.Bool("json", false, "print the observation and working memory as JSON")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	call, a, err := hypArgs(pos)
-	if err != nil {
-		return err
-	}
-	if !runIDPattern.MatchString(*runID) || strings.Contains(*runID, "..") {
-		return usagef("--run %q: use letters, digits, '.', '_' and '-' (it names a folder and a branch namespace)", *runID)
-	}
-	policy, err := approvalPolicy(*approve)
-	if err != nil {
-		return err
-	}
-	f, err := openFamilies(ctx, *repoDir, *runID, policy)
-	if err != nil {
-		return err
-	}
-	if pos[1] == "init_base" && f.Memory().Original == "" {
-		if err := vcs.OpenHand(ctx, *repoDir, *runID); err != nil {
-			return fmt.Errorf("init_base: %w", err)
+	return runDeclared(ctx, "hyp", args, hypFlags())
+}
+
+// hypFlags declares the flags of hyp and returns the command.
+func hypFlags() declare {
+	return func(fs *flag.FlagSet) func(context.Context, []string) error {
+		repoDir := fs.String("repo", ".", "the git repository")
+		runID := fs.String("run", "manual", "the run whose working memory and branches to use")
+		approve := fs.String("approve", "auto", "answer revert_to and merge_solution: auto or deny")
+		asJSON := fs.Bool("json", false, "print the observation and working memory as JSON")
+		return func(ctx context.Context, pos []string) error {
+			call, a, err := hypArgs(pos)
+			if err != nil {
+				return err
+			}
+			if !runIDPattern.MatchString(*runID) || strings.Contains(*runID, "..") {
+				return usagef("--run %q: use letters, digits, '.', '_' and '-' (it names a folder and a branch namespace)", *runID)
+			}
+			policy, err := approvalPolicy(*approve)
+			if err != nil {
+				return err
+			}
+			f, err := openFamilies(ctx, *repoDir, *runID, policy)
+			if err != nil {
+				return err
+			}
+			if pos[1] == "init_base" && f.Memory().Original == "" {
+				if err := vcs.OpenHand(ctx, *repoDir, *runID); err != nil {
+					return fmt.Errorf("init_base: %w", err)
+				}
+			}
+			if pos[1] == "finish" {
+				return finishHand(ctx, *repoDir, *runID, f, os.Stdout)
+			}
+			out, err := call.run(ctx, f, a)
+			if err != nil {
+				return err
+			}
+			return printHyp(os.Stdout, out, f, *asJSON)
 		}
 	}
-	if pos[1] == "finish" {
-		return finishHand(ctx, *repoDir, *runID, f, os.Stdout)
-	}
-	out, err := call.run(ctx, f, a)
-	if err != nil {
-		return err
-	}
-	return printHyp(os.Stdout, out, f, *asJSON)
 }
 
 var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)

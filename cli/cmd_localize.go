@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -26,6 +27,7 @@ func init() {
 		summary: "find the files and functions an issue is about (localization agent only)",
 		usage:   "--repo DIR --issue FILE|- [--model heuristic|NAME] [--script FILE] [--max-iterations 20] [--out locations.json] [--json]",
 		run:     runLocalize,
+		flags:   declareOnly(declareLocalizeFlags),
 	})
 }
 
@@ -36,9 +38,8 @@ type localizeFlags struct {
 	models                   *modelFlags
 }
 
-func parseLocalizeFlags(args []string) (localizeFlags, error) {
-	var f localizeFlags
-	fs := newFlags("localize")
+// declareLocalizeFlags puts the flags of localize on fs, bound to f.
+func declareLocalizeFlags(fs *flag.FlagSet, f *localizeFlags) {
 	fs.StringVar(&f.repo, "repo", ".", "repository `dir` to search")
 	fs.StringVar(&f.issue, "issue", "", "issue text `file`, or - for standard input")
 	f.models = addModelFlags(fs, true)
@@ -46,6 +47,12 @@ func parseLocalizeFlags(args []string) (localizeFlags, error) {
 	fs.IntVar(&f.iterations, "max-iterations", localize.DefaultMaxIterations, "search turns before the agent must rank")
 	fs.StringVar(&f.out, "out", "", "where to write the ranked locations (`file`; default a new folder under the repository's .git/swe-adept/runs/)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the locations as JSON instead of a numbered list")
+}
+
+func parseLocalizeFlags(args []string) (localizeFlags, error) {
+	var f localizeFlags
+	fs := newFlags("localize")
+	declareLocalizeFlags(fs, &f)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return f, err

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ func init() {
 		summary: "play a saved run again in the workbench (or as JSON lines), with no model calls",
 		usage:   "RUN [--repo DIR] [--speed 1] [--max-wait 2s] [--headless]",
 		run:     runReplay,
+		flags:   declareOnly(declareReplayFlags),
 	})
 }
 
@@ -28,13 +30,18 @@ type replayFlags struct {
 	headless  bool
 }
 
-func parseReplayFlags(args []string) (replayFlags, error) {
-	var f replayFlags
-	fs := newFlags("replay")
+// declareReplayFlags puts the flags of replay on fs, bound to f.
+func declareReplayFlags(fs *flag.FlagSet, f *replayFlags) {
 	fs.StringVar(&f.repo, "repo", ".", "repository `dir` whose runs folder holds RUN")
 	fs.Float64Var(&f.opts.Speed, "speed", 1, "pace: 1 as recorded, 2 twice as fast, 0 as fast as possible")
 	fs.DurationVar(&f.opts.MaxWait, "max-wait", replay.DefaultMaxWait, "longest pause between two events, before --speed")
 	fs.BoolVar(&f.headless, "headless", false, "print the events as JSON lines instead of drawing the workbench")
+}
+
+func parseReplayFlags(args []string) (replayFlags, error) {
+	var f replayFlags
+	fs := newFlags("replay")
+	declareReplayFlags(fs, &f)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return f, err

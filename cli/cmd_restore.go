@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,32 +16,36 @@ func init() {
 		name:    "restore",
 		summary: "put your checkout back after an in-place run crashed (every command also does this first)",
 		usage:   "[--repo DIR] [ID]",
-		run:     func(ctx context.Context, args []string) error { return runRestore(ctx, args, os.Stdout) },
+		flags:   restoreFlags(os.Stdout),
 		noRepo:  true, // it restores itself, and reports
 	})
 }
 
 func runRestore(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := newFlags("restore")
-	repo := fs.String("repo", ".", "the git repository `dir`")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
+	return runDeclared(ctx, "restore", args, restoreFlags(stdout))
+}
+
+// restoreFlags declares the flags of restore and returns the command.
+func restoreFlags(stdout io.Writer) declare {
+	return func(fs *flag.FlagSet) func(context.Context, []string) error {
+		repo := fs.String("repo", ".", "the git repository `dir`")
+		return func(ctx context.Context, pos []string) error {
+			if len(pos) > 1 {
+				return usagef("unexpected argument %q", pos[1])
+			}
+			id := ""
+			if len(pos) == 1 {
+				id = pos[0]
+			}
+			done, err := vcs.Recover(ctx, *repo, id)
+			for _, r := range done {
+				fmt.Fprintln(stdout, r)
+			}
+			if errors.Is(err, vcs.ErrNothingToRestore) || (err == nil && len(done) == 0) {
+				fmt.Fprintln(stdout, "no crashed in-place run here; nothing to restore")
+				return nil
+			}
+			return err
+		}
 	}
-	if len(pos) > 1 {
-		return usagef("unexpected argument %q", pos[1])
-	}
-	id := ""
-	if len(pos) == 1 {
-		id = pos[0]
-	}
-	done, err := vcs.Recover(ctx, *repo, id)
-	for _, r := range done {
-		fmt.Fprintln(stdout, r)
-	}
-	if errors.Is(err, vcs.ErrNothingToRestore) || (err == nil && len(done) == 0) {
-		fmt.Fprintln(stdout, "no crashed in-place run here; nothing to restore")
-		return nil
-	}
-	return err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -28,6 +29,7 @@ func init() {
 		usage: "--repo DIR --issue FILE|- [--headless] [--approve ask|auto|deny] [--model NAME] [--localize-model heuristic|NAME]\n" +
 			"         [--script-localize FILE --script-resolve FILE] [--locations FILE] [--in-place] [--apply]\n" +
 			"         [--max-iterations N] [--max-cost DOLLARS] [--max-tokens N] [--allow PREFIX]... [--resume ID]",
+		flags: declareOnly(declareRunFlags),
 		run: func(ctx context.Context, args []string) error {
 			return runRun(ctx, args, os.Stdin, os.Stdout, os.Stderr)
 		},
@@ -47,9 +49,8 @@ type runFlags struct {
 	allow                                    listFlag
 }
 
-func parseRunFlags(args []string) (runFlags, error) {
-	var f runFlags
-	fs := newFlags("run")
+// declareRunFlags puts the flags of run on fs, bound to f.
+func declareRunFlags(fs *flag.FlagSet, f *runFlags) {
 	fs.StringVar(&f.repo, "repo", ".", "the git repository `dir`")
 	fs.StringVar(&f.issue, "issue", "", "the issue text: a `file`, or - for stdin")
 	fs.BoolVar(&f.headless, "headless", false, "no screen: print events as JSON lines and a summary line")
@@ -69,6 +70,12 @@ func parseRunFlags(args []string) (runFlags, error) {
 	fs.DurationVar(&f.scriptDelay, "script-delay", 0, "pause before each scripted turn, for demos")
 	fs.Var(&f.allow, "allow", "shell command `prefix` that runs without asking, e.g. \"make test\" (repeatable)")
 	fs.StringVar(&f.resume, "resume", "", "continue the interrupted run `id`")
+}
+
+func parseRunFlags(args []string) (runFlags, error) {
+	var f runFlags
+	fs := newFlags("run")
+	declareRunFlags(fs, &f)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return f, err

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,83 +18,91 @@ func init() {
 		name:    "runs",
 		summary: "list the runs of a repository: id, status, start time, patch",
 		usage:   "[--repo DIR] [--json]",
-		run:     func(ctx context.Context, args []string) error { return runRuns(ctx, args, os.Stdout) },
+		flags:   runsFlags(os.Stdout),
 	})
 	register(&command{
 		name:    "gc",
 		summary: "remove finished runs' worktrees, branches and refs (run folders are kept)",
 		usage:   "[--repo DIR] --all | ID",
-		run:     func(ctx context.Context, args []string) error { return runGC(ctx, args, os.Stdout) },
+		flags:   gcFlags(os.Stdout),
 	})
 }
 
 func runRuns(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := newFlags("runs")
-	repo := fs.String("repo", ".", "the git repository `dir`")
-	asJSON := fs.Bool("json", false, "print the runs as a JSON array")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return usagef("unexpected argument %q", pos[0])
-	}
-	runs, err := run.List(ctx, *repo)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(runs)
-	}
-	if len(runs) == 0 {
-		fmt.Fprintln(stdout, "no runs yet; start one with: swe-adept run --issue FILE")
-		return nil
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATUS\tSTARTED\tPATCH\tISSUE")
-	for _, r := range runs {
-		started := "-"
-		if !r.Started.IsZero() {
-			started = r.Started.Local().Format("2006-01-02 15:04")
+	return runDeclared(ctx, "runs", args, runsFlags(stdout))
+}
+
+// runsFlags declares the flags of runs and returns the command.
+func runsFlags(stdout io.Writer) declare {
+	return func(fs *flag.FlagSet) func(context.Context, []string) error {
+		repo := fs.String("repo", ".", "the git repository `dir`")
+		asJSON := fs.Bool("json", false, "print the runs as a JSON array")
+		return func(ctx context.Context, pos []string) error {
+			if len(pos) > 0 {
+				return usagef("unexpected argument %q", pos[0])
+			}
+			runs, err := run.List(ctx, *repo)
+			if err != nil {
+				return err
+			}
+			if *asJSON {
+				enc := json.NewEncoder(stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(runs)
+			}
+			if len(runs) == 0 {
+				fmt.Fprintln(stdout, "no runs yet; start one with: swe-adept run --issue FILE")
+				return nil
+			}
+			tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tSTATUS\tSTARTED\tPATCH\tISSUE")
+			for _, r := range runs {
+				started := "-"
+				if !r.Started.IsZero() {
+					started = r.Started.Local().Format("2006-01-02 15:04")
+				}
+				patch := "-"
+				if r.Patch != "" {
+					patch = r.Patch + " (" + r.Stat + ")"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Status, started, patch, r.Issue)
+			}
+			return tw.Flush()
 		}
-		patch := "-"
-		if r.Patch != "" {
-			patch = r.Patch + " (" + r.Stat + ")"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Status, started, patch, r.Issue)
 	}
-	return tw.Flush()
 }
 
 func runGC(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := newFlags("gc")
-	repo := fs.String("repo", ".", "the git repository `dir`")
-	all := fs.Bool("all", false, "every finished run")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
+	return runDeclared(ctx, "gc", args, gcFlags(stdout))
+}
+
+// gcFlags declares the flags of gc and returns the command.
+func gcFlags(stdout io.Writer) declare {
+	return func(fs *flag.FlagSet) func(context.Context, []string) error {
+		repo := fs.String("repo", ".", "the git repository `dir`")
+		all := fs.Bool("all", false, "every finished run")
+		return func(ctx context.Context, pos []string) error {
+			switch {
+			case *all && len(pos) > 0:
+				return usagef("give --all or one run id, not both")
+			case !*all && len(pos) != 1:
+				return usagef("give a run id (swe-adept runs lists them) or --all")
+			}
+			id := ""
+			if !*all {
+				id = pos[0]
+			}
+			removed, err := vcs.GC(ctx, *repo, id)
+			for _, r := range removed {
+				fmt.Fprintln(stdout, "removed", r)
+			}
+			if err != nil {
+				return err
+			}
+			if len(removed) == 0 {
+				fmt.Fprintln(stdout, "nothing to remove")
+			}
+			return nil
+		}
 	}
-	switch {
-	case *all && len(pos) > 0:
-		return usagef("give --all or one run id, not both")
-	case !*all && len(pos) != 1:
-		return usagef("give a run id (swe-adept runs lists them) or --all")
-	}
-	id := ""
-	if !*all {
-		id = pos[0]
-	}
-	removed, err := vcs.GC(ctx, *repo, id)
-	for _, r := range removed {
-		fmt.Fprintln(stdout, "removed", r)
-	}
-	if err != nil {
-		return err
-	}
-	if len(removed) == 0 {
-		fmt.Fprintln(stdout, "nothing to remove")
-	}
-	return nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,9 +17,7 @@ func init() {
 		name:    "search",
 		summary: "run one localization search tool by hand and print what the model would see",
 		usage:   "--repo DIR file|def|content|child [NAME] [--file PATH] [--dir D] [--start N --end M] [--json]",
-		run: func(ctx context.Context, args []string) error {
-			return runSearch(ctx, os.Stdout, args)
-		},
+		flags:   searchFlagsDecl(os.Stdout),
 	})
 }
 
@@ -32,43 +31,47 @@ type searchFlags struct {
 // runSearch indexes the repository, runs one tool and prints exactly the
 // observation the localization agent would see (or the Result as JSON).
 func runSearch(ctx context.Context, w io.Writer, args []string) error {
-	fs := newFlags("search")
-	var f searchFlags
-	fs.StringVar(&f.repo, "repo", ".", "repository to index and search")
-	fs.StringVar(&f.file, "file", "", "file_path: restrict to this file or folder (def, content, child)")
-	fs.StringVar(&f.dir, "dir", "", "dir_path: restrict find_file to this folder")
-	fs.IntVar(&f.start, "start", 0, "start_line of a span (content)")
-	fs.IntVar(&f.end, "end", 0, "end_line of a span (content)")
-	fs.BoolVar(&f.asJSON, "json", false, "print the structured result instead of the observation")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
+	return runDeclared(ctx, "search", args, searchFlagsDecl(w))
+}
+
+// searchFlagsDecl declares the flags of search and returns the command.
+func searchFlagsDecl(w io.Writer) declare {
+	return func(fs *flag.FlagSet) func(context.Context, []string) error {
+		var f searchFlags
+		fs.StringVar(&f.repo, "repo", ".", "repository to index and search")
+		fs.StringVar(&f.file, "file", "", "file_path: restrict to this file or folder (def, content, child)")
+		fs.StringVar(&f.dir, "dir", "", "dir_path: restrict find_file to this folder")
+		fs.IntVar(&f.start, "start", 0, "start_line of a span (content)")
+		fs.IntVar(&f.end, "end", 0, "end_line of a span (content)")
+		fs.BoolVar(&f.asJSON, "json", false, "print the structured result instead of the observation")
+		return func(ctx context.Context, pos []string) error {
+			if len(pos) == 0 {
+				return usagef("name a tool: file, def, content or child")
+			}
+			if len(pos) > 2 {
+				return usagef("too many arguments %q: quote a snippet that has spaces", pos[2:])
+			}
+			tool, query := pos[0], ""
+			if len(pos) == 2 {
+				query = pos[1]
+			}
+			if err := checkSearchTool(tool); err != nil {
+				return err
+			}
+			if err := checkDir("--repo", f.repo); err != nil {
+				return err
+			}
+			ix, err := index.Build(ctx, f.repo, index.Options{})
+			if err != nil {
+				return fmt.Errorf("search %s: %w", f.repo, err)
+			}
+			res := runTool(index.NewSearcher(ix), tool, query, f)
+			if res.Err != "" {
+				return usagef("%s", cliWords(res.Err))
+			}
+			return printResult(w, res, f.asJSON)
+		}
 	}
-	if len(pos) == 0 {
-		return usagef("name a tool: file, def, content or child")
-	}
-	if len(pos) > 2 {
-		return usagef("too many arguments %q: quote a snippet that has spaces", pos[2:])
-	}
-	tool, query := pos[0], ""
-	if len(pos) == 2 {
-		query = pos[1]
-	}
-	if err := checkSearchTool(tool); err != nil {
-		return err
-	}
-	if err := checkDir("--repo", f.repo); err != nil {
-		return err
-	}
-	ix, err := index.Build(ctx, f.repo, index.Options{})
-	if err != nil {
-		return fmt.Errorf("search %s: %w", f.repo, err)
-	}
-	res := runTool(index.NewSearcher(ix), tool, query, f)
-	if res.Err != "" {
-		return usagef("%s", cliWords(res.Err))
-	}
-	return printResult(w, res, f.asJSON)
 }
 
 // cliWords puts the command line's names where a search error uses the

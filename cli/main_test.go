@@ -71,3 +71,19 @@ func TestParseFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestHelpDeclaresWithoutRunning: every command declares its flags for
+// help without running; help lists them.
+func TestHelpDeclaresWithoutRunning(t *testing.T) {
+	for name, c := range commands {
+		if c.flags == nil {
+			t.Errorf("%s declares no flags for help", name)
+			continue
+		}
+		var out bytes.Buffer
+		printCommandHelp(&out, c)
+		if name != "restore" && !strings.Contains(out.String(), "\nflags:\n") {
+			t.Errorf("help %s lists no flags:\n%s", name, out.String())
+		}
+	}
+}
