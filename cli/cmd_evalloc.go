@@ -23,10 +23,6 @@ func init() {
 	})
 }
 
-func runEvalLoc(ctx context.Context, args []string) error {
-	return runDeclared(ctx, "eval-loc", args, evalLocFlags())
-}
-
 // evalLocFlags declares the flags of eval-loc and returns the command.
 func evalLocFlags() declare {
 	return func(fs *flag.FlagSet) func(context.Context, []string) error {

@@ -22,10 +22,6 @@ func init() {
 	})
 }
 
-func runExport(ctx context.Context, args []string) error {
-	return runDeclared(ctx, "export", args, exportFlags())
-}
-
 // exportFlags declares the flags of export and returns the command.
 func exportFlags() declare {
 	return func(fs *flag.FlagSet) func(context.Context, []string) error {

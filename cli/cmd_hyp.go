@@ -106,10 +106,6 @@ func finishHand(ctx context.Context, dir, runID string, f *hyp.Families, w io.Wr
 	return nil
 }
 
-func runHyp(ctx context.Context, args []string) error {
-	return runDeclared(ctx, "hyp", args, hypFlags())
-}
-
 // hypFlags declares the flags of hyp and returns the command.
 func hypFlags() declare {
 	return func(fs *flag.FlagSet) func(context.Context, []string) error {

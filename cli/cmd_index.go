@@ -23,10 +23,6 @@ func init() {
 	})
 }
 
-func runIndex(ctx context.Context, args []string) error {
-	return indexMain(ctx, args, os.Stdout, os.Stderr)
-}
-
 // indexMain is the command with its output streams passed in, for tests.
 func indexMain(ctx context.Context, args []string, stdout io.Writer, stderr *os.File) error {
 	return runDeclared(ctx, "index", args, indexFlags(stdout, stderr))

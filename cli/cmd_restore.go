@@ -21,10 +21,6 @@ func init() {
 	})
 }
 
-func runRestore(ctx context.Context, args []string, stdout io.Writer) error {
-	return runDeclared(ctx, "restore", args, restoreFlags(stdout))
-}
-
 // restoreFlags declares the flags of restore and returns the command.
 func restoreFlags(stdout io.Writer) declare {
 	return func(fs *flag.FlagSet) func(context.Context, []string) error {
