@@ -175,3 +175,19 @@ func TestOverflowIsRecognised(t *testing.T) {
 		}
 	}
 }
+
+// TestGemini3KeepsItsTemperature: Gemini 3 gets no temperature (its
+// makers advise the default), other chat models get the one asked for.
+func TestGemini3KeepsItsTemperature(t *testing.T) {
+	for model, want := range map[string]bool{"gemini-3-pro-preview": false, "gemini-2.5-pro": true, "gpt-4o": true} {
+		srv := providertest.New(t, providertest.Config{Family: providertest.OpenAIChat, Scripts: script(1)})
+		temp := float32(0)
+		if _, err := client(t, srv, model).Complete(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "go"}},
+			Tools: []llm.Tool{bash}, Temperature: &temp}); err != nil {
+			t.Fatal(err)
+		}
+		if _, sent := srv.Requests[0]["temperature"]; sent != want {
+			t.Errorf("%s: temperature sent = %v, want %v", model, sent, want)
+		}
+	}
+}

@@ -30,6 +30,13 @@ func Reasoning(model string) bool {
 	return false
 }
 
+// DefaultTemperatureOnly reports whether a model should be sent no
+// temperature: reasoning models reject any but 1, and Gemini 3's makers
+// advise against lowering it (it loops).
+func DefaultTemperatureOnly(model string) bool {
+	return Reasoning(model) || strings.HasPrefix(BareName(model), "gemini-3")
+}
+
 // windows are context windows in tokens by longest name prefix, for the
 // families people run the agents with. A model missing here gets its window
 // from the settings, or is learnt from the server's overflow error.

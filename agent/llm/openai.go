@@ -248,7 +248,7 @@ func (o *OpenAI) buildRequest(req Request) openai.ChatCompletionRequest {
 	// server read only it, and OpenAI's non-reasoning models still take it.
 	//lint:ignore SA1019 kept for compatible servers, see above
 	creq.MaxTokens = maxTokens
-	if temp != nil {
+	if temp != nil && !DefaultTemperatureOnly(o.cfg.Model) {
 		creq.Temperature = wireTemperature(*temp)
 	}
 	if effort := o.cfg.ReasoningEffort; effort != "" && effort != "none" {
