@@ -118,10 +118,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return demoScreen(ctx, r, notices, dir, stderr)
 }
 
-// demoScripted is shown in every approval dialog of the demo: its model
-// follows a script written for the approvals it expects, so any other
-// answer leaves later turns acting on a state the script did not foresee.
-const demoScripted = "demo: the model is scripted — refusing or choosing another option takes it off its script"
+// demoScripted is shown in every approval dialog of the demo: its script
+// branches on the answers to reverts and merges, but not on the others.
+const demoScripted = "demo: the script follows your answer to a revert or a merge; refusing a shell command or editing the locations takes it off its script"
 
 func demoDir(dir string) (string, error) {
 	if dir != "" {

@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/swe-adept/swe-adept/agent/event"
+	"github.com/swe-adept/swe-adept/agent/llm"
+	"github.com/swe-adept/swe-adept/agent/run"
+	"github.com/swe-adept/swe-adept/demo"
 )
 
 func TestDemoFlags(t *testing.T) {
@@ -107,5 +111,71 @@ func TestDemoHeadless(t *testing.T) {
 	}
 	if !strings.Contains(lines[len(lines)-1], `"status":"submitted"`) {
 		t.Errorf("summary line: %s", lines[len(lines)-1])
+	}
+}
+
+// TestDemoBranchesOnEveryAnswer walks every answer of the demo's dialogs:
+// each leads to a different, coherent end.
+func TestDemoBranchesOnEveryAnswer(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed: the demo's tests need it")
+	}
+	tests := []struct {
+		name   string
+		answer func(req *event.ApprovalRequest) event.Reply
+		merged string // the branch merged, by its short name; "" for none
+		files  string // the patch's stat starts so
+	}{
+		{"approve everything", func(*event.ApprovalRequest) event.Reply { return event.Reply{Decision: event.Approve} }, "round-half-up", "2 files"},
+		{"refuse the revert", func(req *event.ApprovalRequest) event.Reply {
+			if req.Action == "revert_to" {
+				return event.Reply{Decision: event.Refuse, Reason: "keep working on the first branch"}
+			}
+			return event.Reply{Decision: event.Approve}
+		}, "total-from-list-prices", "3 files"},
+		{"choose the other checkpoint", func(req *event.ApprovalRequest) event.Reply {
+			if req.Action == "revert_to" && len(req.Options) > 0 {
+				return event.Reply{Decision: event.Choose, Choice: req.Options[0]}
+			}
+			return event.Reply{Decision: event.Approve}
+		}, "round-half-up", "3 files"},
+		{"refuse the merge", func(req *event.ApprovalRequest) event.Reply {
+			if req.Action == "merge_solution" {
+				return event.Reply{Decision: event.Refuse, Reason: "I want to review it first"}
+			}
+			return event.Reply{Decision: event.Approve}
+		}, "", "2 files"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := demo.Setup(context.Background(), dir); err != nil {
+				t.Fatal(err)
+			}
+			loc, res, err := demo.Scripts()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := run.Start(context.Background(), run.Options{Repo: dir, Issue: demo.Issue(), Approve: "ask",
+				LocalizeModel: llm.NewScripted(loc), ResolveModel: llm.NewScripted(res)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for e := range r.Events() {
+				if e.Type == event.Approval {
+					e.Approval.Answer(tc.answer(e.Approval))
+				}
+			}
+			sum, err := r.Wait()
+			if err != nil || sum.Status != "submitted" {
+				t.Fatalf("status %s err %v: %s", sum.Status, err, sum.Message)
+			}
+			if !strings.HasPrefix(sum.Stat, tc.files) {
+				t.Errorf("patch %q, want %s", sum.Stat, tc.files)
+			}
+			if got := sum.Merged; (tc.merged == "") != (got == "") || !strings.HasSuffix(got, "/"+tc.merged) && tc.merged != "" {
+				t.Errorf("merged %q, want the %q branch", got, tc.merged)
+			}
+		})
 	}
 }

@@ -23,6 +23,13 @@ import (
 // A file may instead hold one script per agent:
 //
 //	{"agents": {"localization": {"turns": [...]}, "resolution": {"turns": [...]}}}
+//
+// A turn may branch on what the engineer answered: its "branches" hold
+// alternative continuations, each taken when its "when" text appears in the
+// tool results the turn answers (see Turn.Branches):
+//
+//	{"tool_calls": [...the approved path...],
+//	 "branches": [{"when": "was refused by the engineer", "turns": [...]}]}
 type Script struct {
 	Model string `json:"model,omitempty"` // name the model reports; "scripted" if empty
 	Turns []Turn `json:"turns"`
@@ -35,6 +42,17 @@ type Turn struct {
 	// Expect, when set, must be a substring of the tool results the agent
 	// sends since the previous turn; otherwise the run has diverged.
 	Expect string `json:"expect,omitempty"`
+	// Branches are alternatives to this turn and the rest of the script,
+	// for when the engineer answered otherwise: the first whose When is in
+	// the tool results since the previous turn (a refusal, another
+	// checkpoint chosen) replaces them. None matching plays this turn.
+	Branches []Branch `json:"branches,omitempty"`
+}
+
+// Branch is the rest of a script for one answer of the engineer's.
+type Branch struct {
+	When  string `json:"when"`
+	Turns []Turn `json:"turns"`
 }
 
 // ScriptCall is a tool call in a script. Arguments is a JSON object, sent

@@ -85,6 +85,7 @@ func (m *Scripted) Complete(ctx context.Context, req Request) (Response, error) 
 	if m.next >= len(m.script.Turns) {
 		return Response{}, fmt.Errorf("%w after %d turns (%s): the agent asked for another turn", ErrScriptExhausted, len(m.script.Turns), m.Name())
 	}
+	m.takeBranch(req)
 	n, turn := m.next+1, m.script.Turns[m.next]
 	if err := checkTurn(n, turn, req); err != nil {
 		return Response{}, err
@@ -103,6 +104,23 @@ func (m *Scripted) Complete(ctx context.Context, req Request) (Response, error) 
 		Priced:           true,
 	}
 	return Response{Message: msg, Usage: usage}, nil
+}
+
+// takeBranch replaces the rest of the script with the branch of the next
+// turn that matches what the tools answered, if one does.
+func (m *Scripted) takeBranch(req Request) {
+	turn := m.script.Turns[m.next]
+	if len(turn.Branches) == 0 {
+		return
+	}
+	obs := lastObservation(req.Messages)
+	for _, b := range turn.Branches {
+		if b.When != "" && strings.Contains(obs, b.When) && len(b.Turns) > 0 {
+			rest := append([]Turn(nil), m.script.Turns[:m.next]...)
+			m.script = &Script{Model: m.script.Model, Turns: append(rest, b.Turns...)}
+			return
+		}
+	}
 }
 
 func (m *Scripted) message(turn Turn) (Message, error) {

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -257,4 +258,35 @@ func FuzzParseScript(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestScriptBranchesOnTheAnswer: a turn's branch replaces the rest of the
+// script when its text is in the tool results; otherwise the turn plays.
+func TestScriptBranchesOnTheAnswer(t *testing.T) {
+	sc := &Script{Turns: []Turn{
+		{ToolCalls: []ScriptCall{{Name: "merge", Arguments: json.RawMessage(`{}`)}}},
+		{Content: "merged", ToolCalls: []ScriptCall{{Name: "submit", Arguments: json.RawMessage(`{}`)}},
+			Branches: []Branch{{When: "was refused by the engineer", Turns: []Turn{
+				{Content: "stopping: the merge was refused", ToolCalls: []ScriptCall{{Name: "submit", Arguments: json.RawMessage(`{}`)}}}}}}},
+	}}
+	tools := []Tool{{Name: "merge"}, {Name: "submit"}}
+	for obs, want := range map[string]string{
+		"Merged onto the original state.":                     "merged",
+		"merge_solution was refused by the engineer: not yet": "stopping: the merge was refused",
+	} {
+		m := NewScripted(sc)
+		msgs := []Message{{Role: User, Content: "go"}}
+		first, err := m.Complete(context.Background(), Request{Messages: msgs, Tools: tools})
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(msgs, first.Message, Message{Role: ToolRole, ToolCallID: first.Message.ToolCalls[0].ID, Content: obs})
+		second, err := m.Complete(context.Background(), Request{Messages: msgs, Tools: tools})
+		if err != nil || second.Message.Content != want {
+			t.Errorf("after %q: %q, %v; want %q", obs, second.Message.Content, err, want)
+		}
+	}
+	if len(sc.Turns) != 2 || sc.Turns[1].Content != "merged" {
+		t.Error("taking a branch changed the shared script")
+	}
 }
