@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/swe-adept/swe-adept/agent/llm"
+	"github.com/swe-adept/swe-adept/agent/localize/heuristic"
 	"github.com/swe-adept/swe-adept/agent/run"
 	"github.com/swe-adept/swe-adept/demo"
+	"github.com/swe-adept/swe-adept/index"
 	"github.com/swe-adept/swe-adept/tui"
 )
 
@@ -38,6 +40,8 @@ type demoFlags struct {
 	approve  string
 	headless bool
 	dir      string
+	repo     string // the engineer's own repository, searched live
+	issue    string // its issue text (a file, or - for stdin)
 	sandbox  *sandboxFlags
 }
 
@@ -47,6 +51,8 @@ func declareDemoFlags(fs *flag.FlagSet, f *demoFlags) {
 	fs.StringVar(&f.approve, "approve", "", "reverts, merges and shell commands: ask (the screen asks you), auto or deny; default ask with the screen, auto headless")
 	fs.BoolVar(&f.headless, "headless", false, "no screen: print the events as JSON lines and a summary line")
 	f.sandbox = addSandboxFlags(fs)
+	fs.StringVar(&f.repo, "repo", "", "your own repository `dir`: the offline localizer searches it live (needs --issue); resolution runs when a model is configured")
+	fs.StringVar(&f.issue, "issue", "", "with --repo: the issue text `file`, or - for standard input")
 	fs.StringVar(&f.dir, "dir", "", "where to create the sample repository (an empty or new `dir`); default a new temporary directory")
 }
 
@@ -60,6 +66,12 @@ func parseDemoFlags(args []string) (demoFlags, error) {
 	}
 	if len(pos) > 0 {
 		return f, usagef("unexpected argument %q", pos[0])
+	}
+	if (f.repo == "") != (f.issue == "") {
+		return f, usagef("--repo and --issue go together: your repository and its issue text")
+	}
+	if f.repo != "" && f.dir != "" {
+		return f, usagef("--dir makes the sample repository; --repo uses yours: give one")
 	}
 	if f.speed < 0 || math.IsNaN(f.speed) || math.IsInf(f.speed, 0) {
 		return f, usagef("--speed %v: want 0 (as fast as possible) or more", f.speed)
@@ -94,6 +106,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	f, err := parseDemoFlags(args)
 	if err != nil {
 		return err
+	}
+	if f.repo != "" {
+		return demoOnRepo(ctx, f, stdout, stderr)
 	}
 	dir, err := demoDir(f.dir)
 	if err != nil {
@@ -174,4 +189,59 @@ func demoScreen(ctx context.Context, r *run.Run, notices []string, dir string, s
 		return err // the engineer quit: not a failure of the demo
 	}
 	return errors.Join(err, werr, statusError(sum))
+}
+
+// demoOnRepo is the workbench on the engineer's own repository: the
+// offline localizer searches it live, paced by --speed, and resolution
+// follows when a model is configured; without one the run stops after the
+// ranking, keeping it, and says how to go on.
+func demoOnRepo(ctx context.Context, f demoFlags, stdout, stderr io.Writer) error {
+	if err := checkDir("--repo", f.repo); err != nil {
+		return err
+	}
+	issue, err := readIssue(f.issue, os.Stdin)
+	if err != nil {
+		return err
+	}
+	set, err := (&modelFlags{}).settings()
+	if err != nil {
+		return err
+	}
+	box, err := f.sandbox.options()
+	if err != nil {
+		return err
+	}
+	opts := run.Options{Repo: f.repo, Issue: issue, Approve: f.approve, Sandbox: box}
+	opts.Localizer = func(ix *index.Index) (llm.Model, string, error) {
+		return paced{heuristic.New(ix, nil), turnDelay(f.speed)}, "", nil
+	}
+	if opts.ResolveModel, err = set.ResolutionModel(); err != nil {
+		opts.ResolveModel, opts.LocalizeOnly = nil, true
+	}
+	r, err := run.Start(ctx, opts)
+	if err != nil {
+		return runStartError(err)
+	}
+	if f.headless {
+		return runHeadless(r, stdout)
+	}
+	return runScreen(ctx, r, stderr)
+}
+
+// paced slows a model down to the demo's speed, so a search that takes
+// milliseconds can be watched.
+type paced struct {
+	llm.Model
+	delay time.Duration
+}
+
+func (p paced) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	t := time.NewTimer(p.delay)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return llm.Response{}, ctx.Err()
+	case <-t.C:
+	}
+	return p.Model.Complete(ctx, req)
 }

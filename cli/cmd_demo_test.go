@@ -179,3 +179,26 @@ func TestDemoBranchesOnEveryAnswer(t *testing.T) {
 		})
 	}
 }
+
+// TestDemoOnYourRepository: without a model, the workbench searches the
+// engineer's repository with the offline localizer, live, and stops after
+// the ranking, keeping it and saying how to go on.
+func TestDemoOnYourRepository(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	repo := sampleCheckout(t)
+	var out, errb bytes.Buffer
+	err := runDemo(context.Background(), []string{"--repo", repo, "--issue", filepath.Join(runSample, "issue.md"), "--headless", "--speed", "0"}, &out, &errb)
+	if err != nil {
+		t.Fatalf("demo --repo: %v\n%s", err, errb.String())
+	}
+	text := out.String()
+	for _, want := range []string{`"type":"search_node"`, `"type":"ranked"`, `"status":"localized"`, "Configure a model"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the output lacks %s", want)
+		}
+	}
+	if err := runDemo(context.Background(), []string{"--repo", repo, "--headless"}, &out, &errb); err == nil {
+		t.Error("--repo without --issue was accepted")
+	}
+}

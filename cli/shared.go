@@ -122,7 +122,7 @@ func statusError(s run.Summary) error {
 		return fmt.Errorf("run %s ended with %s, and your checkout was NOT put back: %s", s.ID, s.Status, s.CheckoutError)
 	case s.Status == "submitted" && s.Patch == "":
 		return fmt.Errorf("run %s: the agent submitted no changes (the patch is empty)", s.ID)
-	case s.Status == "submitted":
+	case s.Status == "submitted", s.Status == run.Localized:
 		return nil
 	case s.Status == "cancelled" && s.InPlace:
 		return fmt.Errorf("run %s cancelled; your checkout was put back and checked; resume it with: swe-adept run --resume %s", s.ID, s.ID)

@@ -57,7 +57,7 @@ func (m *Model) state() string {
 		return st.StatusWarn.Render("stopping…")
 	case m.run.done != nil:
 		s := m.run.done.Status
-		if s == "submitted" || s == "done" {
+		if s == "submitted" || s == "done" || s == "localized" {
 			return st.StatusOK.Render("done: " + s)
 		}
 		return st.StatusWarn.Render("ended: " + s)

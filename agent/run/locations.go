@@ -64,8 +64,8 @@ func (r *Run) locationNotes() string {
 // editLocations puts the ranking to the engineer. It returns the reason
 // when they refuse it.
 func (r *Run) editLocations(ctx context.Context, st *state) (refused string, err error) {
-	if r.mode != resolve.ModeAsk || r.meta != nil {
-		return "", nil
+	if r.mode != resolve.ModeAsk || r.meta != nil || r.opts.LocalizeOnly {
+		return "", nil // nothing resolves from the ranking here: no question to ask
 	}
 	req := event.NewApproval("locations-1", EditLocationsAction, "ranked locations")
 	req.Summary = "The resolution agent will start from these locations, best first. Keep them, or edit the list (one per line: path:Qualified.name for a function, a path for a file)."

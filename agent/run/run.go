@@ -42,6 +42,9 @@ type Options struct {
 
 	Approve string   // "ask" (the TUI answers), "auto" or "deny"; "" means auto
 	Allow   []string // extra shell command prefixes that run without asking
+	// LocalizeOnly stops after localization, keeping the ranking: for a
+	// workbench without a resolution model.
+	LocalizeOnly bool
 	// Sandbox confines the agent's shell (the zero value: auto).
 	Sandbox sandbox.Options
 	InPlace bool // work in the checkout itself instead of a linked worktree
@@ -132,7 +135,7 @@ func (r *Run) prepare() error {
 	if strings.TrimSpace(r.opts.Issue) == "" {
 		return fmt.Errorf("%w: give the issue text in a file or on stdin", ErrEmptyIssue)
 	}
-	if r.resolveModel() == nil {
+	if r.resolveModel() == nil && !r.opts.LocalizeOnly {
 		return fmt.Errorf("%w for the resolution agent: set OPENAI_API_KEY and --model NAME (or OPENAI_BASE_URL for a local server), or play a transcript with --script-resolve FILE", ErrNoModel)
 	}
 	if r.opts.Locations == nil && r.localizeModel() == nil && r.opts.Localizer == nil {

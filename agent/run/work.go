@@ -38,10 +38,12 @@ type state struct {
 	merged       string
 	branched     bool // a hypothesis got a branch
 	mergeRefused bool // the engineer refused a merge
-	history      []llm.Message
-	mem          *memory.Memory
-	transcrpt    Transcript
-	sum          Summary
+	// localizedOnly: the run stopped after localization (LocalizeOnly).
+	localizedOnly bool
+	history       []llm.Message
+	mem           *memory.Memory
+	transcrpt     Transcript
+	sum           Summary
 }
 
 func (r *Run) work(ctx context.Context) {
@@ -72,6 +74,10 @@ func (r *Run) phases(ctx context.Context, st *state) error {
 	if err := r.settleLocations(ctx, st); err != nil {
 		return err
 	}
+	if r.opts.LocalizeOnly {
+		st.localizedOnly = true
+		return nil
+	}
 	return r.resolveIssue(ctx, st)
 }
 
@@ -87,7 +93,7 @@ func (r *Run) openWorkspace(ctx context.Context) (*workspace, error) {
 }
 
 func (r *Run) emitStarted(st *state) {
-	info := &event.RunInfo{ID: r.ID, Repo: r.repo.Dir(), Workdir: st.ws.Dir, Issue: r.issue(), Model: r.resolveModel().Name()}
+	info := &event.RunInfo{ID: r.ID, Repo: r.repo.Dir(), Workdir: st.ws.Dir, Issue: r.issue(), Model: r.resolveName()}
 	if m := r.localizeModel(); m != nil {
 		info.Localize = m.Name()
 	}
@@ -112,7 +118,7 @@ func (r *Run) saveMeta(st *state) error {
 		return nil
 	}
 	m := Meta{ID: r.ID, Repo: r.repo.Dir(), Issue: r.opts.Issue, InPlace: r.opts.InPlace, Approve: string(r.mode),
-		Model: r.resolveModel().Name(), Started: st.sum.Started, Workdir: st.ws.Dir, Original: st.ws.Original}
+		Model: r.resolveName(), Started: st.sum.Started, Workdir: st.ws.Dir, Original: st.ws.Original}
 	if lm := r.localizeModel(); lm != nil {
 		m.Localize = lm.Name()
 	}
@@ -282,6 +288,10 @@ func scrubMessages(msgs []llm.Message, secrets []string) []llm.Message {
 }
 
 // status names how a run ended.
+// Localized: the run stopped after localization, as asked, keeping the
+// ranking.
+const Localized = "localized"
+
 // SubmittedUnmerged: the agent submitted, but no hypothesis was merged
 // onto the original state (and no refused merge explains why): the patch
 // is the workspace as it was, not a merged solution.
@@ -291,6 +301,8 @@ func status(st *state, err error) string {
 	switch {
 	case errors.Is(err, context.Canceled):
 		return string(tool.Cancelled)
+	case st.localizedOnly && err == nil:
+		return Localized
 	case st.out.Status == tool.Submitted && unmerged(st):
 		return SubmittedUnmerged
 	case st.out.Status != "":
@@ -313,6 +325,9 @@ func explain(st *state, err error) string {
 	switch {
 	case err != nil && !errors.Is(err, context.Canceled):
 		return err.Error()
+	case st.localizedOnly && err == nil:
+		return "localized; no resolution model is configured, so the run stops here with the ranking saved in " + filepath.Join(st.sum.RunDir, LocationsFile) +
+			". Configure a model (OPENAI_API_KEY or a base URL, and a model name) to resolve, or work on the ranking by hand with 'swe-adept hyp'."
 	case st.out.Status == tool.Submitted && unmerged(st):
 		return "submitted without a merged solution: no merge_solution succeeded, so the patch is the workspace as the agent left it. " + strings.TrimSpace(submissionSummary(st))
 	case st.out.Status == tool.ExitNoTool:
@@ -332,4 +347,13 @@ func submissionSummary(st *state) string {
 		return st.out.Submission.Summary
 	}
 	return ""
+}
+
+// resolveName is the resolution model's name, or "none" for a run that
+// only localizes.
+func (r *Run) resolveName() string {
+	if m := r.resolveModel(); m != nil {
+		return m.Name()
+	}
+	return "none"
 }
