@@ -139,6 +139,16 @@ func TestDemoBranchesOnEveryAnswer(t *testing.T) {
 			}
 			return event.Reply{Decision: event.Approve}
 		}, "round-half-up", "3 files"},
+		{"refuse the ranking once", func() func(req *event.ApprovalRequest) event.Reply {
+			refused := false
+			return func(req *event.ApprovalRequest) event.Reply {
+				if req.Action == run.EditLocationsAction && !refused {
+					refused = true
+					return event.Reply{Decision: event.Refuse, Reason: "look again below Cart.total"}
+				}
+				return event.Reply{Decision: event.Approve}
+			}
+		}(), "round-half-up", "2 files"},
 		{"refuse the merge", func(req *event.ApprovalRequest) event.Reply {
 			if req.Action == "merge_solution" {
 				return event.Reply{Decision: event.Refuse, Reason: "I want to review it first"}
