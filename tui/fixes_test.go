@@ -46,12 +46,15 @@ func TestCompareReportIsPlainText(t *testing.T) {
 	}
 }
 
-// boxContent is a view's lines inside the box border, without the
-// dialog's one-cell margin, so indentation can be checked.
+// boxContent is a view's lines inside the rightmost box's border (the
+// dialog's, beside the panes or alone), without the dialog's one-cell
+// margin, so indentation can be checked.
 func boxContent(view string) string {
 	var lines []string
 	for _, l := range strings.Split(ansi.Strip(view), "\n") {
-		if i := strings.Index(l, "│"); i >= 0 {
+		if i := strings.LastIndex(l, "││"); i >= 0 {
+			l = strings.TrimPrefix(l[i+len("││"):], " ")
+		} else if i := strings.Index(l, "│"); i >= 0 {
 			l = strings.TrimPrefix(l[i+len("│"):], " ")
 		}
 		lines = append(lines, strings.TrimRight(strings.TrimRight(strings.TrimRight(l, " "), "│"), " "))

@@ -16,6 +16,8 @@ func (m *Model) View() string {
 	switch {
 	case m.showHelp: // over the dialog too: "?" opens it there
 		body = m.helpView(l.body)
+	case m.dialog != nil && l.grid:
+		body = m.sideDialogView(l)
 	case m.dialog != nil:
 		body = m.dialogView(l.body)
 	case l.grid:
@@ -71,6 +73,20 @@ func (m *Model) paneView(p pane, r rect) string {
 		lines = m.act.view(m.st, in)
 	}
 	return box(m.st, title, focused, lines, r)
+}
+
+// sideDialogView puts the approval dialog in the right column, where the
+// diff and activity were, so the search tree and the hypotheses (what the
+// engineer is deciding about) stay on screen.
+func (m *Model) sideDialogView(l layout) string {
+	left := m.paneView(paneTree, l.boxes[paneTree]) + "\n" + m.paneView(paneHyps, l.boxes[paneHyps])
+	r := rect{l.body.w - l.boxes[paneTree].w, l.body.h}
+	in := r.inner()
+	lines := m.dialog.view(m.st, m.keys, m.opts.ScriptedNote, in.w-2, in.h)
+	for i, line := range lines {
+		lines[i] = " " + line
+	}
+	return lipgloss.JoinHorizontal(lipgloss.Top, left, boxStyled(m.st, "Approval needed", lines, r))
 }
 
 func (m *Model) dialogView(r rect) string {
