@@ -122,6 +122,16 @@ func (a *activityPane) setUsage(agent string, u *event.UsageInfo) {
 	a.usage[agent] = *u
 }
 
+// atBottom is the entry at the bottom of the pane as scrolled: the one
+// enter shows in full.
+func (a *activityPane) atBottom() (logLine, bool) {
+	i := len(a.log) - 1 - a.offset
+	if i < 0 || i >= len(a.log) {
+		return logLine{}, false
+	}
+	return a.log[i], true
+}
+
 func (a *activityPane) scroll(delta int) {
 	a.offset = max(min(a.offset-delta, len(a.log)-1), 0)
 }

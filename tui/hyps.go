@@ -205,7 +205,7 @@ func hypDetail(h event.Hypothesis) string {
 	if len(h.Todos) > 0 {
 		b.WriteString("\n## To-dos\n\n")
 		for _, t := range h.Todos {
-			fmt.Fprintf(&b, "- [%s] %s %s", t.Status, t.ID, firstLine(t.Content))
+			fmt.Fprintf(&b, "- [%s] %s %s", t.Status, t.ID, strings.Join(strings.Fields(t.Content), " "))
 			if t.Commit != "" {
 				fmt.Fprintf(&b, " (`%s` %s)", shortHash(t.Commit), t.Message)
 			}

@@ -235,6 +235,11 @@ func (m *Model) selectItem() {
 		}
 	case paneHyps:
 		m.selectHypRow()
+	case paneActivity:
+		if l, ok := m.act.atBottom(); ok {
+			m.diff.follow = false
+			m.diff.showMarkdown("activity "+l.at.Format("15:04:05"), l.text)
+		}
 	}
 }
 
@@ -252,11 +257,14 @@ func (m *Model) selectHypRow() {
 		m.diff.show(diffContent{title: "hypothesis " + h.ID + " vs original", markdown: hypDetail(h), patch: d.Patch})
 	case rowTodo, rowCheckpoint:
 		t := h.Todos[r.todo]
+		text := "**[" + t.Status + "] " + h.ID + "/" + t.ID + "** " + t.Content
 		if d, ok := m.diff.lookup(t.Commit); ok && t.Commit != "" {
-			m.diff.showDiff(d)
+			// The to-do in full above its checkpoint's diff.
+			text += "\n\nCheckpoint `" + shortHash(t.Commit) + "` " + t.Message
+			m.diff.show(diffContent{title: h.ID + "/" + t.ID + " · checkpoint " + shortHash(t.Commit) + " · " + d.Stat, markdown: text, patch: d.Patch})
 			return
 		}
-		m.diff.showMarkdown(h.ID+"/"+t.ID, "**["+t.Status+"] "+t.ID+"** "+t.Content)
+		m.diff.showMarkdown(h.ID+"/"+t.ID, text)
 	case rowInsight:
 		m.diff.showMarkdown("insight", r.text)
 	}

@@ -185,8 +185,9 @@ func TestNavigation(t *testing.T) {
 	m.Update(press("2"))
 	m.Update(press("j")) // H2's T1
 	m.Update(press("enter"))
-	if !strings.Contains(m.diff.shown.title, "d4e5f60") || !strings.Contains(m.diff.shown.patch, "ROUND_HALF_UP") {
-		t.Fatalf("enter on a to-do shows %q", m.diff.shown.title)
+	if !strings.Contains(m.diff.shown.title, "d4e5f60") || !strings.Contains(m.diff.shown.patch, "ROUND_HALF_UP") ||
+		!strings.Contains(m.diff.shown.markdown, "H2/T1") {
+		t.Fatalf("enter on a to-do shows %q, %q", m.diff.shown.title, m.diff.shown.markdown)
 	}
 	m.Update(press("G"))
 	m.Update(press("enter")) // H1: opens it, shows its detail

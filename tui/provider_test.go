@@ -93,3 +93,16 @@ func TestSideBySideFromAboutAHundredColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestEnterShowsAnActivityLineInFull: the entry at the bottom of the
+// activity pane, however long, is shown whole in the diff pane.
+func TestEnterShowsAnActivityLineInFull(t *testing.T) {
+	m := testModel(120, 40, Options{})
+	long := strings.Repeat("the cent is lost below Cart.total; ", 12) + "END"
+	feed(m, event.Event{Type: event.ModelReply, Agent: "resolve", Text: long, Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)})
+	m.Update(press("4"))
+	m.Update(press("enter"))
+	if !strings.Contains(m.diff.shown.markdown, "END") || !strings.HasPrefix(m.diff.shown.title, "activity") {
+		t.Errorf("shown %q: %q", m.diff.shown.title, m.diff.shown.markdown)
+	}
+}
