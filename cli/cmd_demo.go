@@ -51,8 +51,8 @@ func declareDemoFlags(fs *flag.FlagSet, f *demoFlags) {
 	fs.StringVar(&f.approve, "approve", "", "reverts, merges and shell commands: ask (the screen asks you), auto or deny; default ask with the screen, auto headless")
 	fs.BoolVar(&f.headless, "headless", false, "no screen: print the events as JSON lines and a summary line")
 	f.sandbox = addSandboxFlags(fs)
-	fs.StringVar(&f.repo, "repo", "", "your own repository `dir`: the offline localizer searches it live (needs --issue); resolution runs when a model is configured")
-	fs.StringVar(&f.issue, "issue", "", "with --repo: the issue text `file`, or - for standard input")
+	fs.StringVar(&f.repo, "repo", "", "your own repository `dir`: the offline localizer searches it live; resolution runs when a model is configured")
+	fs.StringVar(&f.issue, "issue", "", "with --repo: the issue text `file`, or - for standard input; without it the workbench asks")
 	fs.StringVar(&f.dir, "dir", "", "where to create the sample repository (an empty or new `dir`); default a new temporary directory")
 }
 
@@ -67,8 +67,11 @@ func parseDemoFlags(args []string) (demoFlags, error) {
 	if len(pos) > 0 {
 		return f, usagef("unexpected argument %q", pos[0])
 	}
-	if (f.repo == "") != (f.issue == "") {
-		return f, usagef("--repo and --issue go together: your repository and its issue text")
+	if f.repo == "" && f.issue != "" {
+		return f, usagef("--issue goes with --repo: the sample brings its own issue")
+	}
+	if f.repo != "" && f.issue == "" && f.headless {
+		return f, usagef("--repo without the screen needs --issue FILE (or - for standard input)")
 	}
 	if f.repo != "" && f.dir != "" {
 		return f, usagef("--dir makes the sample repository; --repo uses yours: give one")
@@ -199,7 +202,17 @@ func demoOnRepo(ctx context.Context, f demoFlags, stdout, stderr io.Writer) erro
 	if err := checkDir("--repo", f.repo); err != nil {
 		return err
 	}
-	issue, err := readIssue(f.issue, os.Stdin)
+	var issue string
+	var err error
+	if f.issue == "" {
+		// The workbench asks for it.
+		issue, err = tui.AskIssue(ctx, "swe-adept demo · issue for "+f.repo)
+	} else {
+		issue, err = readIssue(f.issue, os.Stdin)
+	}
+	if errors.Is(err, tui.ErrNoIssue) {
+		return usagef("no issue given: type one in the box, or pass --issue FILE")
+	}
 	if err != nil {
 		return err
 	}

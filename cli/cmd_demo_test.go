@@ -209,6 +209,6 @@ func TestDemoOnYourRepository(t *testing.T) {
 		}
 	}
 	if err := runDemo(context.Background(), []string{"--repo", repo, "--headless"}, &out, &errb); err == nil {
-		t.Error("--repo without --issue was accepted")
+		t.Error("--repo without --issue or a screen was accepted")
 	}
 }

@@ -106,3 +106,27 @@ func TestEnterShowsAnActivityLineInFull(t *testing.T) {
 		t.Errorf("shown %q: %q", m.diff.shown.title, m.diff.shown.markdown)
 	}
 }
+
+// TestIssueBox: ctrl+d starts with what was typed, not with nothing; esc
+// leaves.
+func TestIssueBox(t *testing.T) {
+	m := newIssueInput("issue")
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	m.Update(tea.KeyMsg{Type: tea.KeyCtrlD})
+	if m.done {
+		t.Fatal("an empty issue started the run")
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("Cart.total loses a cent")})
+	m.Update(tea.KeyMsg{Type: tea.KeyCtrlD})
+	if !m.done || !strings.Contains(m.area.Value(), "loses a cent") {
+		t.Fatalf("done %v, value %q", m.done, m.area.Value())
+	}
+	if !strings.Contains(ansi.Strip(m.View()), "ctrl+d starts") {
+		t.Error("the box does not say how to start")
+	}
+	e := newIssueInput("issue")
+	e.Update(tea.KeyMsg{Type: tea.KeyEsc})
+	if !e.cancel {
+		t.Error("esc did not leave")
+	}
+}
