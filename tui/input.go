@@ -191,6 +191,9 @@ func (m *Model) paneKey(msg tea.KeyMsg) {
 	case key.Matches(msg, k.Select):
 		m.selectItem()
 		return
+	case m.focus == paneTree && (key.Matches(msg, k.Prune) || key.Matches(msg, k.Prefer)):
+		m.steerSearch(key.Matches(msg, k.Prune))
+		return
 	case key.Matches(msg, k.Left) && m.focus == paneDiff:
 		m.diff.vp.ScrollLeft(diffStep)
 		return
@@ -294,4 +297,21 @@ func (m *Model) showFinal() {
 	}
 	m.diff.follow = false
 	m.diff.show(diffContent{title: "final report and patch", markdown: report, patch: patch.Patch})
+}
+
+// steerSearch asks the localizer, through a note, to prune the selected
+// unit (stop following it and leave it out of the ranking) or to rank it
+// first. The offline localizer obeys such notes; a model reads them.
+func (m *Model) steerSearch(prune bool) {
+	n := m.tree.selected()
+	if n == nil || m.opts.Gate == nil || !m.live() {
+		return
+	}
+	verb, said := "prefer", "rank first: "
+	if prune {
+		verb, said = "prune", "prune: "
+	}
+	m.opts.Gate.Note(verb + " " + n.ID)
+	m.act.add(event.Event{Time: m.run.last, Agent: "you"}, said+n.ID, "note")
+	m.flash = "asked the search to " + strings.TrimSuffix(said, ": ") + " " + n.ID
 }

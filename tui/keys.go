@@ -15,6 +15,7 @@ type KeyMap struct {
 	Select, Follow     key.Binding
 	Final              key.Binding
 	Pause, Step, Note  key.Binding
+	Prune, Prefer      key.Binding // steer the offline localizer's search
 	Help, Quit         key.Binding
 	Approve, Choose    key.Binding
 	Refuse, Cancel     key.Binding
@@ -49,6 +50,8 @@ func DefaultKeyMap() KeyMap {
 		Pause:    b("p", "pause / resume", "p"),
 		Step:     b("s", "step one tool call", "s"),
 		Note:     b("n", "note to the agent", "n"),
+		Prune:    b("x", "search: prune this unit", "x"),
+		Prefer:   b("t", "search: rank this unit first", "t"),
 		Help:     b("?", "keys", "?"),
 		Quit:     b("q", "quit", "q", "ctrl+c"),
 		Approve:  b("a", "approve", "a"),
@@ -73,7 +76,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.NextPane, k.PrevPane, k.Pane1, k.Pane2, k.Pane3, k.Pane4},
 		{k.Up, k.Down, k.Left, k.Right, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Select, k.Follow, k.Final, k.Pause, k.Step, k.Note},
+		{k.Select, k.Follow, k.Final, k.Pause, k.Step, k.Note, k.Prune, k.Prefer},
 		{k.Approve, k.Choose, k.Refuse, k.Cancel, k.Help, k.Quit},
 		{k.Drop, k.MoveUp, k.MoveDown, k.Add, k.Confirm},
 	}

@@ -130,3 +130,23 @@ func TestIssueBox(t *testing.T) {
 		t.Error("esc did not leave")
 	}
 }
+
+// TestSteerTheSearchFromTheTree: x and t on a search-tree node send the
+// localizer a prune or a rank-first note for that unit.
+func TestSteerTheSearchFromTheTree(t *testing.T) {
+	evs := loadEvents(t, "demo.jsonl")
+	gate := event.NewGate()
+	m := testModel(120, 40, Options{Gate: gate})
+	feed(m, upTo(evs, func(e event.Event) bool { return e.Type == event.Shortlist })...)
+	m.Update(press("1"))
+	n := m.tree.selected()
+	if n == nil {
+		t.Fatal("no node selected")
+	}
+	m.Update(press("x"))
+	m.Update(press("t"))
+	notes := gate.Notes()
+	if len(notes) != 2 || notes[0] != "prune "+n.ID || notes[1] != "prefer "+n.ID {
+		t.Errorf("notes %v for %s", notes, n.ID)
+	}
+}

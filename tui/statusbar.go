@@ -102,6 +102,8 @@ func (m *Model) shownKeys() KeyMap {
 	k := m.keys
 	if !m.live() {
 		k.Note.SetEnabled(false)
+		k.Prune.SetEnabled(false)
+		k.Prefer.SetEnabled(false)
 	}
 	if m.opts.Gate == nil || m.run.done != nil || m.run.closed {
 		k.Pause.SetEnabled(false)

@@ -3,6 +3,7 @@ package localize
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -118,5 +119,24 @@ func TestHeuristicEmptyRepository(t *testing.T) {
 	}
 	if len(loc.Files) != 0 || len(loc.Functions) != 0 || !strings.Contains(loc.Status, "visit order") {
 		t.Errorf("locations %+v", loc)
+	}
+}
+
+// TestEngineerSteersTheOfflineSearch: "prune ID" keeps a unit out of the
+// search and the ranking; "prefer ID" ranks it first.
+func TestEngineerSteersTheOfflineSearch(t *testing.T) {
+	ix, s := sample(t)
+	gate := event.NewGate()
+	gate.Note("prune shop/money.py:round_money")
+	gate.Note("prefer shop/pricing.py:tax")
+	loc, err := Run(context.Background(), Config{Index: ix, Searcher: s, Model: heuristic.New(ix, s), Gate: gate, Issue: sampleIssue(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(loc.Functions, "shop/money.py:round_money") {
+		t.Errorf("the pruned unit is ranked: %v", loc.Functions)
+	}
+	if len(loc.Functions) == 0 || loc.Functions[0] != "shop/pricing.py:tax" {
+		t.Errorf("the preferred unit is not first: %v", loc.Functions)
 	}
 }

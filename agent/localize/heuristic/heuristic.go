@@ -74,6 +74,7 @@ func (h *Heuristic) Complete(ctx context.Context, req llm.Request) (llm.Response
 		h.st = newHState(h, issue, budget)
 	}
 	st := h.st
+	st.readNotes(req.Messages)
 	var msg llm.Message
 	switch {
 	case llmOffers(req.Tools, hRank):

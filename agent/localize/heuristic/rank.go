@@ -2,6 +2,7 @@ package heuristic
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -92,7 +93,7 @@ func (st *hstate) fileBonus(p string) float64 {
 // candidates are every unit the search showed, scored. Units of files the
 // search found count too: their skeletons listed them.
 func (st *hstate) candidates() []candidate {
-	ids := append([]string(nil), st.order...)
+	ids := append(append([]string(nil), st.preferred...), st.order...)
 	for _, id := range st.order {
 		if su := st.seen[id]; su.file {
 			if f, ok := st.h.ix.File(id); ok {
@@ -105,7 +106,7 @@ func (st *hstate) candidates() []candidate {
 	var out []candidate
 	done := map[string]bool{}
 	for _, id := range ids {
-		if done[id] {
+		if done[id] || st.pruned[id] {
 			continue
 		}
 		done[id] = true
@@ -116,7 +117,29 @@ func (st *hstate) candidates() []candidate {
 		out = append(out, st.score(u))
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
-	return out
+	return st.preferFirst(out)
+}
+
+// preferFirst moves the units the engineer asked for to the top, in the
+// order they asked.
+func (st *hstate) preferFirst(cands []candidate) []candidate {
+	if len(st.preferred) == 0 {
+		return cands
+	}
+	var first, rest []candidate
+	for _, id := range st.preferred {
+		for _, c := range cands {
+			if c.id == id {
+				first = append(first, c)
+			}
+		}
+	}
+	for _, c := range cands {
+		if !slices.Contains(st.preferred, c.id) {
+			rest = append(rest, c)
+		}
+	}
+	return append(first, rest...)
 }
 
 func (st *hstate) score(u *index.Unit) candidate {

@@ -42,6 +42,12 @@ type hstate struct {
 	rooted map[string]bool      // roots explored
 	walked map[string]bool      // units pushed on the DFS path at some point
 	done   bool                 // finish_search sent
+
+	// The engineer's steering, from their notes: units not to follow or
+	// rank, and units to rank first.
+	pruned    map[string]bool
+	preferred []string
+	notesRead int
 }
 
 // seenUnit is what the heuristic knows of a unit or file it was shown.
@@ -380,6 +386,10 @@ func (st *hstate) dfsStep() (llm.Message, bool) {
 			return llm.Message{}, false
 		}
 		top := st.stack[len(st.stack)-1]
+		if st.pruned[top] {
+			st.stack = st.stack[:len(st.stack)-1]
+			continue
+		}
 		child, score := st.bestChild(top)
 		if child == "" || st.tried[top] >= maxBranch || len(st.stack) > maxDepth {
 			st.stack = st.stack[:len(st.stack)-1]
@@ -409,7 +419,7 @@ func (st *hstate) pushRoot() bool {
 			return false
 		}
 		st.rooted[id] = true
-		if st.walked[id] {
+		if st.walked[id] || st.pruned[id] {
 			continue
 		}
 		st.walked[id] = true
@@ -444,7 +454,7 @@ func (st *hstate) children(id string) []string {
 func (st *hstate) bestChild(id string) (string, float64) {
 	best, bestScore := "", childThreshold
 	for _, c := range st.children(id) {
-		if st.walked[c] {
+		if st.walked[c] || st.pruned[c] {
 			continue
 		}
 		if isTestFile(c) {
@@ -495,4 +505,41 @@ func isTestFile(id string) bool {
 		}
 	}
 	return false
+}
+
+// notePrefix starts the user turn that carries an engineer's note (see
+// the tool loop); steerWords are the notes the offline localizer obeys.
+const notePrefix = "Note from the engineer watching this run: "
+
+var steerWords = map[string]bool{"prune": true, "prefer": true}
+
+// readNotes applies the engineer's steering notes it has not seen yet:
+// "prune ID" stops the search from following ID and leaves it out of the
+// ranking; "prefer ID" ranks ID first.
+func (st *hstate) readNotes(msgs []llm.Message) {
+	n := 0
+	for _, m := range msgs {
+		text, ok := strings.CutPrefix(m.Content, notePrefix)
+		if m.Role != llm.User || !ok {
+			continue
+		}
+		n++
+		if n <= st.notesRead {
+			continue
+		}
+		verb, id, _ := strings.Cut(strings.TrimSpace(text), " ")
+		id = strings.TrimSpace(id)
+		if !steerWords[verb] || id == "" {
+			continue
+		}
+		if verb == "prune" {
+			if st.pruned == nil {
+				st.pruned = map[string]bool{}
+			}
+			st.pruned[id] = true
+		} else if !slices.Contains(st.preferred, id) {
+			st.preferred = append([]string{id}, st.preferred...)
+		}
+	}
+	st.notesRead = max(st.notesRead, n)
 }
