@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/swe-adept/swe-adept/agent/llm"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -346,5 +348,41 @@ func checkGolden(t *testing.T, name string, got []byte) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatalf("%s differs from the golden file; run with -update to see the diff in git", name)
+	}
+}
+
+// TestScriptFormat: a run's conversations export as a per-agent script the
+// scripted model loads, one turn per assistant message, calls intact.
+func TestScriptFormat(t *testing.T) {
+	dir, _ := sampleRun(t)
+	r, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, r, Options{Format: FormatScript}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "script.json")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for agent, msgs := range map[string][]llm.Message{"localization": r.Transcript.Localize, "resolution": r.Transcript.Resolve} {
+		want := 0
+		for _, m := range msgs {
+			if m.Role == llm.Assistant {
+				want++
+			}
+		}
+		if want == 0 {
+			continue
+		}
+		sc, err := llm.LoadAgentScript(path, agent)
+		if err != nil {
+			t.Fatalf("%s: %v", agent, err)
+		}
+		if len(sc.Turns) != want {
+			t.Errorf("%s: %d turns, want %d", agent, len(sc.Turns), want)
+		}
 	}
 }

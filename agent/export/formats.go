@@ -17,7 +17,7 @@ const (
 )
 
 // Formats lists them for help and errors.
-var Formats = []string{FormatSWEAgent, FormatLocAgent, FormatSWEBench}
+var Formats = []string{FormatSWEAgent, FormatLocAgent, FormatSWEBench, FormatScript}
 
 // Usage is the run's token and cost totals over both agents: from the
 // summary, else each agent's last usage event, else the sum of the
@@ -114,6 +114,12 @@ func Write(w io.Writer, r *Run, opts Options) error {
 		v = out
 	case FormatSWEBench:
 		v = Prediction(r, opts.InstanceID, opts.Model)
+	case FormatScript:
+		out, err := Script(r)
+		if err != nil {
+			return err
+		}
+		v, indent = out, true
 	default:
 		return fmt.Errorf("unknown format %q (want one of %v)", opts.Format, Formats)
 	}
