@@ -137,8 +137,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 // demoScripted is shown in every approval dialog of the demo: its script
-// branches on the answers to reverts and merges, but not on the others.
-const demoScripted = "demo: the script follows your answer to a revert or a merge; refusing a shell command or editing the locations takes it off its script"
+// branches on the answers about locations, reverts and merges, not on
+// shell commands.
+const demoScripted = "demo: the script follows your answers on the locations, the revert and the merge; refusing a shell command takes it off its script"
 
 func demoDir(dir string) (string, error) {
 	if dir != "" {

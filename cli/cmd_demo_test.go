@@ -125,20 +125,21 @@ func TestDemoBranchesOnEveryAnswer(t *testing.T) {
 		answer func(req *event.ApprovalRequest) event.Reply
 		merged string // the branch merged, by its short name; "" for none
 		files  string // the patch's stat starts so
+		call   string // a tool call the path makes, beyond the approved one's
 	}{
-		{"approve everything", func(*event.ApprovalRequest) event.Reply { return event.Reply{Decision: event.Approve} }, "round-half-up", "2 files"},
+		{"approve everything", func(*event.ApprovalRequest) event.Reply { return event.Reply{Decision: event.Approve} }, "round-half-up", "2 files", ""},
 		{"refuse the revert", func(req *event.ApprovalRequest) event.Reply {
 			if req.Action == "revert_to" {
 				return event.Reply{Decision: event.Refuse, Reason: "keep working on the first branch"}
 			}
 			return event.Reply{Decision: event.Approve}
-		}, "total-from-list-prices", "3 files"},
+		}, "total-from-list-prices", "3 files", ""},
 		{"choose the other checkpoint", func(req *event.ApprovalRequest) event.Reply {
 			if req.Action == "revert_to" && len(req.Options) > 0 {
 				return event.Reply{Decision: event.Choose, Choice: req.Options[0]}
 			}
 			return event.Reply{Decision: event.Approve}
-		}, "round-half-up", "3 files"},
+		}, "round-half-up", "3 files", ""},
 		{"refuse the ranking once", func() func(req *event.ApprovalRequest) event.Reply {
 			refused := false
 			return func(req *event.ApprovalRequest) event.Reply {
@@ -148,13 +149,19 @@ func TestDemoBranchesOnEveryAnswer(t *testing.T) {
 				}
 				return event.Reply{Decision: event.Approve}
 			}
-		}(), "round-half-up", "2 files"},
+		}(), "round-half-up", "2 files", ""},
+		{"edit the ranking", func(req *event.ApprovalRequest) event.Reply {
+			if req.Action == run.EditLocationsAction {
+				return event.Reply{Decision: event.Choose, Choice: strings.Join(req.Options[:len(req.Options)-1], "\n")}
+			}
+			return event.Reply{Decision: event.Approve}
+		}, "round-half-up", "2 files", `"path":"shop"`},
 		{"refuse the merge", func(req *event.ApprovalRequest) event.Reply {
 			if req.Action == "merge_solution" {
 				return event.Reply{Decision: event.Refuse, Reason: "I want to review it first"}
 			}
 			return event.Reply{Decision: event.Approve}
-		}, "", "2 files"},
+		}, "", "2 files", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -171,10 +178,17 @@ func TestDemoBranchesOnEveryAnswer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			var calls strings.Builder
 			for e := range r.Events() {
 				if e.Type == event.Approval {
 					e.Approval.Answer(tc.answer(e.Approval))
 				}
+				if e.Type == event.ToolCall && e.Tool != nil {
+					calls.WriteString(e.Tool.Arguments + "\n")
+				}
+			}
+			if tc.call != "" && !strings.Contains(calls.String(), tc.call) {
+				t.Errorf("the path made no call with %s", tc.call)
 			}
 			sum, err := r.Wait()
 			if err != nil || sum.Status != "submitted" {

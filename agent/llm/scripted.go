@@ -114,6 +114,11 @@ func (m *Scripted) takeBranch(req Request) {
 		return
 	}
 	obs := lastObservation(req.Messages)
+	if obs == "" {
+		// The first turn answers the task itself (the locations, as the
+		// engineer left them).
+		obs = lastUserText(req.Messages)
+	}
 	for _, b := range turn.Branches {
 		if b.When != "" && strings.Contains(obs, b.When) && len(b.Turns) > 0 {
 			rest := append([]Turn(nil), m.script.Turns[:m.next]...)
@@ -166,4 +171,14 @@ func lastObservation(msgs []Message) string {
 	}
 	slices.Reverse(parts) // collected backwards; restore the order the tools answered in
 	return strings.Join(parts, "\n")
+}
+
+// lastUserText is the content of the last user message.
+func lastUserText(msgs []Message) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == User {
+			return msgs[i].Content
+		}
+	}
+	return ""
 }

@@ -28,6 +28,8 @@ type Config struct {
 	Issue   string
 	// Files and Functions are the ranked locations, best first.
 	Files, Functions []string
+	// LocationsEdited: the engineer edited them (the task says so).
+	LocationsEdited bool
 	// Extra are the hypothesis_plan and hypothesis_git tools (agent/hyp);
 	// without them the agent works SWE-agent style: reproduce, edit, submit.
 	Extra []tool.Tool
@@ -124,7 +126,7 @@ func (a *Agent) opening() []llm.Message {
 	}
 	return []llm.Message{
 		{Role: llm.System, Content: systemPrompt(a.tools.Names())},
-		{Role: llm.User, Content: taskMessage(a.cfg.Issue, a.cfg.Files, a.cfg.Functions)},
+		{Role: llm.User, Content: taskMessage(a.cfg.Issue, a.cfg.Files, a.cfg.Functions, a.cfg.LocationsEdited)},
 	}
 }
 

@@ -68,7 +68,10 @@ func hasHypTools(tools []string) bool {
 }
 
 // taskMessage is the first user turn: the issue and where to look.
-func taskMessage(issue string, files, functions []string) string {
+// EditedNote marks, in the task, a location list the engineer edited.
+const EditedNote = "The engineer edited this list before resolution started."
+
+func taskMessage(issue string, files, functions []string, edited bool) string {
 	var b strings.Builder
 	b.WriteString("<issue>\n")
 	b.WriteString(strings.TrimSpace(issue))
@@ -88,6 +91,9 @@ func taskMessage(issue string, files, functions []string) string {
 			for i, f := range files {
 				fmt.Fprintf(&b, "%d. %s\n", i+1, f)
 			}
+		}
+		if edited {
+			b.WriteString(EditedNote + "\n")
 		}
 	}
 	b.WriteString("\nThe repository is checked out in the current directory. Resolve the issue, then submit.")

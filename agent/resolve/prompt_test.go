@@ -17,8 +17,8 @@ func TestPromptsGolden(t *testing.T) {
 	tests := []struct{ name, got string }{
 		{"system_hypotheses", systemPrompt(hyp)},
 		{"system_plain", systemPrompt([]string{"bash", "str_replace_editor", "submit"})},
-		{"task", taskMessage("Cart totals go negative with a discount.\n", []string{"inventory/pricing.py"}, []string{"inventory/pricing.py:apply_discount"})},
-		{"task_no_locations", taskMessage("Something is off.", nil, nil)},
+		{"task", taskMessage("Cart totals go negative with a discount.\n", []string{"inventory/pricing.py"}, []string{"inventory/pricing.py:apply_discount"}, false)},
+		{"task_no_locations", taskMessage("Something is off.", nil, nil, false)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -85,7 +85,7 @@ func (r *Run) editLocations(ctx context.Context, st *state) (refused string, err
 	files, funcs = r.checkLocations(st.ws.Dir, files, funcs)
 	edited := *st.locs
 	edited.Files, edited.Functions = files, funcs
-	st.locs = &edited
+	st.locs, st.locsEdited = &edited, true
 	r.emit(event.Event{Type: event.Ranked, Agent: event.Localizer, Ranking: &event.Ranking{Files: files, Functions: funcs}})
 	return "", st.locs.Save(filepath.Join(r.Dir, LocationsFile))
 }

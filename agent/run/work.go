@@ -40,6 +40,7 @@ type state struct {
 	mergeRefused bool // the engineer refused a merge
 	// localizedOnly: the run stopped after localization (LocalizeOnly).
 	localizedOnly bool
+	locsEdited    bool // the engineer edited the ranked locations
 	history       []llm.Message
 	mem           *memory.Memory
 	transcrpt     Transcript
@@ -219,7 +220,7 @@ func (r *Run) resolveIssue(ctx context.Context, st *state) error {
 		guard = newLiveEdits(ctx, st.ws.Repo, r.Dir)
 	}
 	ag, err := resolve.New(resolve.Config{
-		Model: r.resolveModel(), Workdir: st.ws.Dir, Issue: r.issue(), Files: st.locs.Files, Functions: st.locs.Functions,
+		Model: r.resolveModel(), Workdir: st.ws.Dir, Issue: r.issue(), Files: st.locs.Files, Functions: st.locs.Functions, LocationsEdited: st.locsEdited,
 		Extra: fam.Tools(), Bus: r.bus, Gate: r.gate, Approver: r.approver(), Mode: r.mode, Allow: r.opts.Allow,
 		MaxIterations: r.opts.MaxIterations, MaxTokens: maxTok, MaxCost: maxCost, Usage: &usage,
 		CommandTimeout: r.opts.CommandTimeout, CommandBudget: r.opts.CommandBudget, Sandbox: box,
