@@ -9,6 +9,7 @@ import (
 
 	"github.com/swe-adept/swe-adept/agent/evalloc"
 	"github.com/swe-adept/swe-adept/agent/localize"
+	"github.com/swe-adept/swe-adept/agent/localize/heuristic"
 	"github.com/swe-adept/swe-adept/agent/models"
 	"github.com/swe-adept/swe-adept/agent/swebench"
 )
@@ -17,7 +18,7 @@ func init() {
 	register(&command{
 		name:    "eval-loc",
 		summary: "score localization (file Acc@1/3/5, function Acc@5/10) on SWE-bench-style instances",
-		usage:   "--instances FILE.jsonl --repos DIR [--model heuristic|NAME] [--out preds.jsonl] [--only ID,...] [--limit N] [--per-instance]",
+		usage:   "--instances FILE.jsonl --repos DIR [--model heuristic|NAME] [--out preds.jsonl] [--only ID,...] [--limit N] [--per-instance] [--weights K=V,...] [--leave-one-out]",
 		flags:   evalLocFlags(),
 		noRepo:  true,
 	})
@@ -37,6 +38,8 @@ func evalLocFlags() declare {
 		keep := fs.Bool("keep", false, "keep the exported repositories")
 		maxIter := fs.Int("max-iterations", localize.DefaultMaxIterations, "search turns per instance")
 		perInstance := fs.Bool("per-instance", false, "include every instance's scores in the summary")
+		weights := fs.String("weights", "", "the offline localizer's weights, as name=value,... (see --leave-one-out's output)")
+		loo := fs.Bool("leave-one-out", false, "tune the offline localizer's weights on all repositories but one and score that one, for each")
 		return func(ctx context.Context, _ []string) error {
 			if *instances == "" || *repos == "" {
 				return usagef("--instances and --repos are required")
@@ -44,6 +47,9 @@ func evalLocFlags() declare {
 			list, _, err := loadInstances(*instances, *only, *limit)
 			if err != nil {
 				return err
+			}
+			if *loo {
+				return leaveOneOut(ctx, evalloc.Config{Instances: list, ReposDir: *repos, WorkDir: *work, MaxIter: *maxIter, Progress: os.Stderr})
 			}
 			set, err := mf.settings()
 			if err != nil {
@@ -55,6 +61,13 @@ func evalLocFlags() declare {
 			}
 			cfg := evalloc.Config{Instances: list, ReposDir: *repos, WorkDir: *work, Keep: *keep, Models: set,
 				MaxIter: *maxIter, Baseline: true, Progress: os.Stderr}
+			if *weights != "" {
+				w := heuristic.DefaultParams()
+				if err := w.Set(*weights); err != nil {
+					return usagef("--weights: %v", err)
+				}
+				cfg.Weights = &w
+			}
 			if *out != "" {
 				closeOut, err := predictionWriter(&cfg, *out)
 				if err != nil {
@@ -74,6 +87,18 @@ func evalLocFlags() declare {
 			return enc.Encode(res)
 		}
 	}
+}
+
+// leaveOneOut prints the offline localizer's leave-one-repository-out
+// figures.
+func leaveOneOut(ctx context.Context, cfg evalloc.Config) error {
+	res, err := evalloc.LeaveOneOut(ctx, cfg, evalloc.Grid())
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(res)
 }
 
 func predictionWriter(cfg *evalloc.Config, path string) (func(), error) {

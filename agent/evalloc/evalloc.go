@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/localize"
 	"github.com/swe-adept/swe-adept/agent/localize/heuristic"
 	"github.com/swe-adept/swe-adept/agent/models"
@@ -28,8 +29,11 @@ type Config struct {
 	Keep      bool            // keep the exported trees
 	Models    models.Settings // the localization agent's model (its Script plays a transcript)
 	MaxIter   int
-	Baseline  bool      // also score BM25 over units
-	Progress  io.Writer // one line per instance; nil: silent
+	Baseline  bool // also score BM25 over units
+	// Weights, when set, are the offline localizer's weights; the model
+	// settings are then not consulted.
+	Weights  *heuristic.Params
+	Progress io.Writer // one line per instance; nil: silent
 	// Predict receives each instance's LocAgent output as it is made.
 	Predict func(swebench.LocAgentOutput) error
 }
@@ -40,6 +44,7 @@ type Result struct {
 	Localizer    swebench.Summary  `json:"localizer"`
 	BM25         *swebench.Summary `json:"bm25_baseline,omitempty"`
 	Seconds      float64           `json:"seconds"`
+	Repos        []RepoScore       `json:"per_repository"`
 	Instances    []Instance        `json:"per_instance,omitempty"`
 	MissingBlobs int               `json:"missing_blobs"`
 }
@@ -47,6 +52,7 @@ type Result struct {
 // Instance is one instance's outcome.
 type Instance struct {
 	ID       string          `json:"instance_id"`
+	Repo     string          `json:"repo"`
 	Score    swebench.Score  `json:"score"`
 	BM25     *swebench.Score `json:"bm25,omitempty"`
 	Error    string          `json:"error,omitempty"`
@@ -89,13 +95,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		b := swebench.Summarize(base, baseFailed)
 		res.BM25 = &b
 	}
+	res.Repos = byRepo(res.Instances)
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
 }
 
 func evalOne(ctx context.Context, cfg Config, in swebench.Instance, dest string, res *Result) Instance {
 	start := time.Now()
-	one := Instance{ID: in.InstanceID}
+	one := Instance{ID: in.InstanceID, Repo: in.Repo}
 	fail := func(err error) Instance {
 		one.Error = err.Error()
 		// A failed instance still counts against the scores: its gold decides
@@ -142,9 +149,15 @@ func evalOne(ctx context.Context, cfg Config, in swebench.Instance, dest string,
 // gold, no patch) reaches the model.
 func localizeOne(ctx context.Context, cfg Config, ix *index.Index, task swebench.Task, name *string) (*localize.Locations, error) {
 	s := index.NewSearcher(ix)
-	model, _, err := cfg.Models.LocalizationModel(ix, s)
-	if err != nil {
-		return nil, err
+	var model llm.Model
+	if cfg.Weights != nil {
+		model = heuristic.NewWithParams(ix, s, *cfg.Weights)
+	} else {
+		m, _, err := cfg.Models.LocalizationModel(ix, s)
+		if err != nil {
+			return nil, err
+		}
+		model = m
 	}
 	*name = model.Name()
 	loc, err := localize.Run(ctx, localize.Config{Index: ix, Searcher: s, Model: model, Issue: task.ProblemStatement, MaxIterations: cfg.MaxIter})
@@ -190,4 +203,43 @@ func progress(w io.Writer, n, total int, one Instance) {
 		fn = mark(one.Score.Func5)
 	}
 	fmt.Fprintf(w, "[%d/%d] %s: file@3 %s, func@5 %s, depth %d, %.1fs\n", n, total, one.ID, mark(one.Score.File3), fn, one.MaxDepth, one.Seconds)
+}
+
+// RepoScore is one repository's share of an evaluation, so a gain that
+// exists in one repository only is visible.
+type RepoScore struct {
+	Repo      string            `json:"repo"`
+	Localizer swebench.Summary  `json:"localizer"`
+	BM25      *swebench.Summary `json:"bm25_baseline,omitempty"`
+}
+
+func byRepo(all []Instance) []RepoScore {
+	var out []RepoScore
+	idx := map[string]int{}
+	type acc struct{ ok, failed, bok, bfailed []swebench.Score }
+	var accs []*acc
+	for _, in := range all {
+		i, seen := idx[in.Repo]
+		if !seen {
+			i = len(out)
+			idx[in.Repo] = i
+			out = append(out, RepoScore{Repo: in.Repo})
+			accs = append(accs, &acc{})
+		}
+		a := accs[i]
+		a.ok, a.failed = appendScore(a.ok, a.failed, in.Score, in.Error != "")
+		if in.BM25 != nil {
+			a.bok = append(a.bok, *in.BM25)
+		} else if in.Error != "" {
+			a.bfailed = append(a.bfailed, in.Score)
+		}
+	}
+	for i, a := range accs {
+		out[i].Localizer = swebench.Summarize(a.ok, a.failed)
+		if len(a.bok)+len(a.bfailed) > 0 {
+			b := swebench.Summarize(a.bok, a.bfailed)
+			out[i].BM25 = &b
+		}
+	}
+	return out
 }

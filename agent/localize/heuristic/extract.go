@@ -21,6 +21,7 @@ const (
 	EntryCamel     EntryKind = "camel"     // CamelCase or camelCase word in prose
 	EntrySnake     EntryKind = "snake"     // snake_case word in prose
 	EntryMessage   EntryKind = "message"   // the literal start of an error message
+	EntryTestName  EntryKind = "tested"    // what a test the issue names tests
 )
 
 // kindWeight is the prior trust of each kind.
@@ -33,6 +34,7 @@ var kindWeight = map[EntryKind]float64{
 	EntryCamel:     1.3,
 	EntrySnake:     1.2,
 	EntryMessage:   2.0,
+	EntryTestName:  1.4,
 }
 
 // EntryPoint is a code entity the issue names: a search to start from.
@@ -46,6 +48,9 @@ type EntryPoint struct {
 	File  string // the frame's file as written (absolute paths included)
 	Line  int
 	Frame int // 1 for the innermost frame (where it raised), 2 for its caller, ...
+	// Local is set when the issue's own code defines the name (a class or
+	// function of the reproduction script, a variable).
+	Local bool
 }
 
 var (
@@ -107,6 +112,8 @@ func ExtractEntryPoints(issue string) []EntryPoint {
 	prose := blank(issue, reFrame.FindAllStringIndex(issue, -1))
 	c.fileLines(prose)
 	c.messages(issue)
+	c.logLines(issue)
+	c.testNames(prose)
 	fences := reFence.FindAllStringSubmatchIndex(prose, -1)
 	for _, m := range fences {
 		c.codeBlock(prose[m[2]:m[3]], m[2])
@@ -114,6 +121,7 @@ func ExtractEntryPoints(issue string) []EntryPoint {
 	prose = blank(prose, fences)
 	c.quoted(prose)
 	c.words(prose, false)
+	c.markLocal(issue)
 	return c.sorted(titleEnd(issue))
 }
 
@@ -198,15 +206,7 @@ func (c *collector) tracebacks(issue string) {
 // not in the repository; searching finds nothing and they are dropped.
 func (c *collector) messages(issue string) {
 	for _, m := range reErrLine.FindAllStringSubmatchIndex(issue, -1) {
-		msg := issue[m[2]:m[3]]
-		if loc := reMsgStop.FindStringIndex(msg); loc != nil {
-			// Drop the whole word the value starts in ("src/x.py", "5px").
-			msg = msg[:max(strings.LastIndexByte(msg[:loc[0]], ' '), 0)]
-		}
-		msg = strings.TrimRight(strings.TrimSpace(msg), ".,;!? ")
-		if len(strings.Fields(msg)) >= 3 {
-			c.add(msg, EntryMessage, m[2])
-		}
+		c.message(issue[m[2]:m[3]], m[2])
 	}
 }
 
@@ -299,6 +299,8 @@ func (c *collector) quotedText(s string, pos int) {
 		c.add(s, EntryFile, pos)
 	case isDotted(s):
 		c.add(s, EntryQuoted, pos)
+	case len(strings.Fields(s)) >= 3 && !strings.ContainsAny(s, "(=[{"):
+		c.message(s, pos) // a message quoted in prose: "could not find the key"
 	default:
 		for _, m := range reCodeCall.FindAllStringSubmatchIndex(s, -1) {
 			if name := s[m[2]:m[3]]; len(name) > 2 && !isKeyword(name) {

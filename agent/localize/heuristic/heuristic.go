@@ -23,8 +23,11 @@ import (
 type Heuristic struct {
 	ix *index.Index
 	s  *index.Searcher
+	p  Params
 
-	once   sync.Once
+	// lex is shared by every copy WithParams makes: the corpus depends on
+	// the index only.
+	lex    *lazyCorpus
 	corpus *corpus
 
 	mu sync.Mutex
@@ -35,10 +38,32 @@ var _ llm.Model = (*Heuristic)(nil)
 
 // NewHeuristic makes the offline localizer over an index and its searcher.
 func New(ix *index.Index, s *index.Searcher) *Heuristic {
+	return NewWithParams(ix, s, DefaultParams())
+}
+
+// NewWithParams makes the offline localizer with its own weights.
+func NewWithParams(ix *index.Index, s *index.Searcher, p Params) *Heuristic {
 	if s == nil {
 		s = index.NewSearcher(ix)
 	}
-	return &Heuristic{ix: ix, s: s}
+	return &Heuristic{ix: ix, s: s, p: p, lex: &lazyCorpus{}}
+}
+
+// WithParams is a localizer over the same index and corpus with other
+// weights, for evaluating many weights without rebuilding the corpus.
+func (h *Heuristic) WithParams(p Params) *Heuristic {
+	return &Heuristic{ix: h.ix, s: h.s, p: p, lex: h.lex}
+}
+
+// lazyCorpus builds the corpus on first use, once.
+type lazyCorpus struct {
+	once sync.Once
+	c    *corpus
+}
+
+func (l *lazyCorpus) get(ix *index.Index) *corpus {
+	l.once.Do(func() { l.c = newCorpus(ix) })
+	return l.c
 }
 
 // Searcher is the searcher the heuristic scores with, so a caller running
@@ -64,8 +89,8 @@ func (h *Heuristic) Complete(ctx context.Context, req llm.Request) (llm.Response
 	if err := ctx.Err(); err != nil {
 		return llm.Response{}, err
 	}
-	h.once.Do(func() { h.corpus = newCorpus(h.ix) })
 	h.mu.Lock()
+	h.corpus = h.lex.get(h.ix)
 	defer h.mu.Unlock()
 	issue, budget := issueOf(req.Messages)
 	// A conversation that has only its opening turns is a new run, even of

@@ -2,6 +2,7 @@ package heuristic
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -10,20 +11,12 @@ import (
 	"github.com/swe-adept/swe-adept/index"
 )
 
-// Weights of the final ranking. BM25 against the issue carries most of it;
-// being named by the issue, appearing in its traceback, and being reached
-// along a followed path add to it.
+// maxRanked is how many files and functions the ranking names; lexPool
+// how many of plain BM25's best units join the candidates, so the ranking
+// is never empty and never blind to the issue's words.
 const (
-	wName         = 1.0 / 3 // times the naming entry point's weight
-	wFrame        = 0.8     // divided by the frame number (innermost 1)
-	wRaises       = 0.6     // holds the text of the error the issue quotes
-	wFileText     = 0.3     // whole-file BM25, for the file ranking
-	wOpened       = 0.15    // units the search opened rather than only listed
-	wDepth        = 0.05    // per level below an entry point
-	codeNameScale = 0.5     // a name used in a reproduction script, not written in prose
-	classScale    = 0.8     // classes rank below the methods that do the work
-	testScale     = 0.3     // tests rank below the code under test
-	maxRanked     = 10
+	maxRanked = 10
+	lexPool   = 30
 )
 
 // candidate is a unit or file with its final score and why.
@@ -38,14 +31,14 @@ type candidate struct {
 func (st *hstate) nameBonus(u *index.Unit) float64 {
 	best := 0.0
 	for _, e := range st.entries {
-		if e.Kind == EntryFile {
+		if e.Kind == EntryFile || looksLikeFile(e.Text) {
 			continue
 		}
 		t := e.Text
 		if t == u.Name || t == u.QualName || strings.HasSuffix(t, "."+u.QualName) {
-			w := e.Weight * wName
+			w := e.Weight * st.h.p.Name
 			if e.Kind == EntryCode {
-				w *= codeNameScale
+				w *= st.h.p.CodeName
 			}
 			best = max(best, w)
 		}
@@ -65,7 +58,7 @@ func (st *hstate) frameBonus(u *index.Unit) float64 {
 		named := e.Kind == EntryTraceback && e.Text == u.Name
 		inside := e.Kind == EntryFile && e.Line >= u.Start && e.Line <= u.End
 		if named || inside {
-			best = max(best, wFrame/float64(max(e.Frame, 1)))
+			best = max(best, st.h.p.Frame/float64(max(e.Frame, 1)))
 		}
 	}
 	return best
@@ -83,15 +76,16 @@ func samePath(written, p string) bool {
 func (st *hstate) fileBonus(p string) float64 {
 	best := 0.0
 	for _, e := range st.entries {
-		if e.Kind == EntryFile && (p == e.Text || strings.HasSuffix(p, "/"+e.Text) || strings.HasSuffix(e.Text, "/"+p)) {
-			best = max(best, e.Weight*wName)
+		if (e.Kind == EntryFile || looksLikeFile(e.Text)) && (p == e.Text || strings.HasSuffix(p, "/"+e.Text) || strings.HasSuffix(e.Text, "/"+p)) {
+			best = max(best, e.Weight*st.h.p.Name)
 		}
 	}
 	return best
 }
 
-// candidates are every unit the search showed, scored. Units of files the
-// search found count too: their skeletons listed them.
+// candidates are every unit the search showed, scored, fused with plain
+// BM25's best units. Units of files the search found count too: their
+// skeletons listed them; so do the callees of units the issue names.
 func (st *hstate) candidates() []candidate {
 	ids := append(append([]string(nil), st.preferred...), st.order...)
 	for _, id := range st.order {
@@ -103,6 +97,9 @@ func (st *hstate) candidates() []candidate {
 			ids = append(ids, st.children(id)...)
 		}
 	}
+	ids = append(ids, st.calleeIDs()...)
+	lex := st.lexical()
+	ids = append(ids, lex...)
 	var out []candidate
 	done := map[string]bool{}
 	for _, id := range ids {
@@ -117,7 +114,96 @@ func (st *hstate) candidates() []candidate {
 		out = append(out, st.score(u))
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
-	return st.preferFirst(out)
+	return st.preferFirst(st.fuse(out, lex))
+}
+
+// lexical is plain BM25's best units of library code, best first.
+func (st *hstate) lexical() []string {
+	if st.lex != nil {
+		return st.lex
+	}
+	type scored struct {
+		id string
+		s  float64
+	}
+	var all, aside []scored
+	for _, id := range st.h.corpus.top(st.query, 3*lexPool) {
+		u, ok := st.h.ix.Unit(id)
+		if !ok || u.Kind == index.KindChunk {
+			continue
+		}
+		// Tests and docs join only when nothing else matches: their text
+		// matches an issue best and their code is rarely what to fix.
+		if k := st.pri.scale(u.Path, st.h.p); k < 1 {
+			aside = append(aside, scored{id, st.rel[id] * k})
+			continue
+		}
+		all = append(all, scored{id, st.rel[id]})
+	}
+	if len(all) == 0 {
+		all = aside
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].s > all[j].s })
+	st.lex = []string{}
+	for _, sc := range all[:min(len(all), lexPool)] {
+		st.lex = append(st.lex, sc.id)
+	}
+	return st.lex
+}
+
+// fuse adds reciprocal rank fusion with the lexical ranking to the
+// search's scores: evidence from the search decides where it is strong,
+// and the issue's words break its ties and fill its gaps. The scale keeps
+// the search's first rank worth its score.
+func (st *hstate) fuse(cands []candidate, lex []string) []candidate {
+	w := st.h.p.Lexical
+	if w == 0 || len(cands) == 0 {
+		return cands
+	}
+	lexRank := make(map[string]int, len(lex))
+	for i, id := range lex {
+		lexRank[id] = i + 1
+	}
+	top := cands[0].score
+	for i := range cands {
+		s := 1.0 / float64(rrfK+i+1)
+		if r, ok := lexRank[cands[i].id]; ok {
+			s += w / float64(rrfK+r)
+		}
+		cands[i].score = cands[i].score + top*float64(rrfK+1)*s
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+	return cands
+}
+
+// calleeIDs are the units that the units the issue names call: a named
+// function often delegates the faulty work.
+func (st *hstate) calleeIDs() []string {
+	if st.callees != nil {
+		return keysOf(st.callees)
+	}
+	st.callees = map[string]bool{}
+	for _, id := range st.order {
+		u, ok := st.h.ix.Unit(id)
+		if !ok || (st.nameBonus(u) == 0 && st.frameBonus(u) == 0) {
+			continue
+		}
+		for _, e := range u.Children {
+			if e.Rel == index.Invokes && e.ID != id {
+				st.callees[e.ID] = true
+			}
+		}
+	}
+	return keysOf(st.callees)
+}
+
+func keysOf(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // preferFirst moves the units the engineer asked for to the top, in the
@@ -143,6 +229,7 @@ func (st *hstate) preferFirst(cands []candidate) []candidate {
 }
 
 func (st *hstate) score(u *index.Unit) candidate {
+	w := st.h.p
 	rel, name, frame := st.rel[u.ID], st.nameBonus(u), st.frameBonus(u)
 	s := rel + name + frame
 	var why []string
@@ -153,27 +240,33 @@ func (st *hstate) score(u *index.Unit) candidate {
 	if frame > 0 {
 		why = append(why, "in the traceback")
 	}
-	if su, ok := st.seen[u.ID]; ok && su.raises {
-		s += wRaises
-		why = append(why, "holds the error message")
+	su, seen := st.seen[u.ID]
+	if seen && su.raises {
+		s += w.Raises
+		why = append(why, "holds the message the issue quotes")
 	}
-	if su, ok := st.seen[u.ID]; ok && su.opened {
-		s += wOpened + wDepth*float64(su.depth)
+	if seen && su.opened {
+		s += w.Opened + w.Depth*float64(su.depth)
 		if su.depth > 0 {
 			why = append(why, fmt.Sprintf("reached at depth %d", su.depth))
 		}
 	}
-	if u.Kind == index.KindClass {
-		s *= classScale
+	if st.callees[u.ID] {
+		s += w.Callee
+		why = append(why, "called by a unit the issue names")
 	}
-	if isTestFile(u.Path) {
-		s *= testScale
+	if u.Kind == index.KindClass {
+		s *= w.Class
+	}
+	if k := st.pri.scale(u.Path, w); k != 1 {
+		s *= k
 	}
 	return candidate{id: u.ID, score: s, reason: strings.Join(why, ", ")}
 }
 
 // files ranks files by their best unit, plus a little for further good
-// units and for being named by the issue.
+// units, for being named by the issue, for matching it as a whole and
+// for a file name the issue uses as a word.
 func (st *hstate) files(cands []candidate) []candidate {
 	best := map[string]float64{}
 	rest := map[string]float64{}
@@ -194,17 +287,47 @@ func (st *hstate) files(cands []candidate) []candidate {
 			}
 		}
 	}
-	out := make([]candidate, 0, len(order))
 	fileRel := st.h.corpus.fileScores(st.query)
+	if len(order) == 0 {
+		order = st.fallbackFiles(fileRel)
+	}
+	w := st.h.p
+	out := make([]candidate, 0, len(order))
 	for _, p := range order {
-		s := best[p] + 0.1*min(rest[p], 2) + st.fileBonus(p) + wFileText*fileRel[p]
-		if isTestFile(p) {
-			s *= testScale
-		}
-		out = append(out, candidate{id: p, score: s})
+		s := best[p] + 0.1*min(rest[p], 2) + st.fileBonus(p) + w.FileText*fileRel[p] + w.PathWord*st.pathWord(p)
+		out = append(out, candidate{id: p, score: s * st.pri.scale(p, w)})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
 	return out
+}
+
+// fallbackFiles are the files to rank when no unit is a candidate (a
+// repository of chunks only): those matching the issue, else all of them.
+func (st *hstate) fallbackFiles(fileRel map[string]float64) []string {
+	var out []string
+	for _, f := range st.h.ix.Files() {
+		if fileRel[f.Path] > 0 || len(fileRel) == 0 {
+			out = append(out, f.Path)
+		}
+	}
+	return out
+}
+
+// pathWord is the share of a file name's words that the issue uses: an
+// issue about CSV output is about csv.py rather than the generic writer.
+func (st *hstate) pathWord(p string) float64 {
+	stem := strings.TrimSuffix(path.Base(p), path.Ext(p))
+	toks := identTokens(stem)
+	if len(toks) == 0 || stem == "__init__" {
+		return 0
+	}
+	hit := 0
+	for _, t := range toks {
+		if st.query[t] > 0 {
+			hit++
+		}
+	}
+	return float64(hit) / float64(len(toks))
 }
 
 // shortlistTurn answers stage 1 with the best units and files seen.

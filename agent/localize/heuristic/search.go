@@ -34,14 +34,17 @@ type hstate struct {
 	turns   int
 	callN   int
 
-	seen   map[string]*seenUnit // units and files the tools showed
-	order  []string             // ids in the order seen
-	roots  []string             // entry-point hits, best first once ranked
-	stack  []string             // current DFS path
-	tried  map[string]int       // children opened below a node
-	rooted map[string]bool      // roots explored
-	walked map[string]bool      // units pushed on the DFS path at some point
-	done   bool                 // finish_search sent
+	seen    map[string]*seenUnit // units and files the tools showed
+	order   []string             // ids in the order seen
+	roots   []string             // entry-point hits, best first once ranked
+	stack   []string             // current DFS path
+	tried   map[string]int       // children opened below a node
+	rooted  map[string]bool      // roots explored
+	walked  map[string]bool      // units pushed on the DFS path at some point
+	done    bool                 // finish_search sent
+	pri     *priors              // which files are library code, and what the issue is about
+	lex     []string             // plain BM25's best units, see lexical
+	callees map[string]bool      // units called by units the issue names, see calleeIDs
 
 	// The engineer's steering, from their notes: units not to follow or
 	// rank, and units to rank first.
@@ -63,11 +66,34 @@ type seenUnit struct {
 
 func newHState(h *Heuristic, issue string, budget int) *hstate {
 	entries := ExtractEntryPoints(issue)
+	entries, local := dropLocal(h.s, entries)
 	query := issueQuery(issue, entries)
+	for _, name := range local {
+		delete(query, strings.ToLower(name))
+	}
+	pri := newPriors(h.ix)
+	pri.learnAbout(entries, issue[:titleEnd(issue)])
 	return &hstate{
-		h: h, issue: issue, entries: entries, budget: budget, query: query, rel: h.corpus.scoresFor(query),
+		h: h, issue: issue, entries: entries, budget: budget, query: query, rel: h.corpus.scoresFor(query), pri: pri,
 		seen: map[string]*seenUnit{}, tried: map[string]int{}, rooted: map[string]bool{}, walked: map[string]bool{},
 	}
+}
+
+// dropLocal leaves out the names the issue's own code defines and the
+// repository does not: searching a reproduction script's class finds
+// nothing, or worse, something else of the same name.
+func dropLocal(s *index.Searcher, entries []EntryPoint) (kept []EntryPoint, local []string) {
+	for _, e := range entries {
+		if e.Local {
+			r := s.FindCodeDef(index.FindCodeDefArgs{DefinitionName: e.Text})
+			if r.Mode != index.ModeExact || len(r.Hits) == 0 {
+				local = append(local, e.Text)
+				continue
+			}
+		}
+		kept = append(kept, e)
+	}
+	return kept, local
 }
 
 // issueQuery is the issue's token bag, with the names of strong entry
@@ -158,7 +184,11 @@ func (st *hstate) entryTurn() (llm.Message, bool) {
 // so only searches that find something are sent.
 func (st *hstate) entrySearch(e EntryPoint) (llm.ToolCall, bool) {
 	s := st.h.s
-	switch e.Kind {
+	kind := e.Kind
+	if kind == EntryTestName && looksLikeFile(e.Text) {
+		kind = EntryFile
+	}
+	switch kind {
 	case EntryFile:
 		a := index.FindFileArgs{FileName: e.Text}
 		r := s.FindFile(a)
@@ -179,10 +209,8 @@ func (st *hstate) entrySearch(e EntryPoint) (llm.ToolCall, bool) {
 		if c, ok := st.defSearch(index.FindCodeDefArgs{DefinitionName: e.Text}, e); ok {
 			return c, true
 		}
-		a := index.FindFileArgs{FileName: strings.ReplaceAll(e.Text, ".", "/") + ".py"}
-		if r := s.FindFile(a); len(r.Hits) == 1 && st.novel(r) && pathsEnd(r, a.FileName) {
-			st.addHits(r, e.Weight, e.Text)
-			return st.call(hFindFile, a), true
+		if c, ok := st.moduleSearch(e); ok {
+			return c, true
 		}
 		last := e.Text[strings.LastIndex(e.Text, ".")+1:]
 		return st.defSearch(index.FindCodeDefArgs{DefinitionName: last}, e)
@@ -199,7 +227,7 @@ func (st *hstate) entrySearch(e EntryPoint) (llm.ToolCall, bool) {
 	if c, ok := st.defSearch(a, e); ok {
 		return c, true
 	}
-	if e.Kind != EntryTraceback {
+	if e.Kind != EntryTraceback && e.Kind != EntryTestName {
 		ca := index.FindCodeContentArgs{Content: e.Text}
 		if r := s.FindCodeContent(ca); len(r.Hits) > 0 && len(r.Hits) <= maxDefHits && st.novel(r) {
 			st.addHits(r, e.Weight*0.6, e.Text)
@@ -216,6 +244,36 @@ func (st *hstate) defSearch(a index.FindCodeDefArgs, e EntryPoint) (llm.ToolCall
 	}
 	st.addHits(r, e.Weight, e.Text)
 	return st.call(hFindDef, a), true
+}
+
+// moduleSearch maps a dotted module path to its file: the longest
+// prefix of at least two names that is a module (a.b.c → a/b/c.py or
+// a/b/c/__init__.py, anywhere below the root), then what follows it as a
+// definition in that file.
+func (st *hstate) moduleSearch(e EntryPoint) (llm.ToolCall, bool) {
+	parts := strings.Split(e.Text, ".")
+	for i := len(parts); i >= 2; i-- {
+		mod := strings.Join(parts[:i], "/")
+		for _, name := range []string{mod + ".py", mod + "/__init__.py"} {
+			a := index.FindFileArgs{FileName: name}
+			r := st.h.s.FindFile(a)
+			if len(r.Hits) != 1 || !pathsEnd(r, name) {
+				continue
+			}
+			if i < len(parts) {
+				da := index.FindCodeDefArgs{DefinitionName: strings.Join(parts[i:], "."), FilePath: r.Hits[0].Path}
+				if c, ok := st.defSearch(da, e); ok {
+					return c, true
+				}
+			}
+			if !st.novel(r) {
+				return llm.ToolCall{}, false
+			}
+			st.addHits(r, e.Weight, e.Text)
+			return st.call(hFindFile, a), true
+		}
+	}
+	return llm.ToolCall{}, false
 }
 
 // messageSearch finds the code holding an error message's text.

@@ -1,0 +1,118 @@
+package heuristic
+
+import (
+	"regexp"
+	"strings"
+)
+
+var (
+	// Names a reproduction script defines for itself: they are the
+	// reporter's, not the repository's, unless the repository defines them
+	// too (a subclass overriding a method).
+	reLocalDef    = regexp.MustCompile(`(?m)^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)`)
+	reLocalAssign = regexp.MustCompile(`(?m)^[ \t]*([A-Za-z_]\w*)(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*[ \t]*=[^=]`)
+	reLocalAlias  = regexp.MustCompile(`\bas[ \t]+([A-Za-z_]\w*)`)
+
+	// A test the issue names: "tests/test_io.py::TestReader::test_read_csv",
+	// or test_read_csv alone. The code under test is named by what follows
+	// "test_" (or "Test"), in a file named without it.
+	reTestID   = regexp.MustCompile(`((?:[\w.-]+/)*(?:test_[\w-]+|[\w-]+_test)\.py)::(?:(\w+)::)?(\w+)`)
+	reTestName = regexp.MustCompile(`\b(?:test_([a-z]\w{2,})|Test([A-Z]\w{2,}))\b`)
+
+	// A log line: "ERROR: could not open the stream", "[WARNING] x y z",
+	// "WARNING:pkg.mod:message".
+	reLogLine = regexp.MustCompile(`(?m)^[ \t]*\[?(?:ERROR|WARNING|WARN|CRITICAL|FATAL|Error|Warning)\]?(?::[\w.]+)?[ \t]*[:\-][ \t]*(?:[\w.]+:)?[ \t]*(.{8,200})$`)
+)
+
+// localNames are the names the issue's code blocks define.
+func localNames(issue string) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range reFence.FindAllStringSubmatch(issue, -1) {
+		code := m[1]
+		for _, re := range []*regexp.Regexp{reLocalDef, reLocalAlias} {
+			for _, sm := range re.FindAllStringSubmatch(code, -1) {
+				out[sm[1]] = true
+			}
+		}
+		for _, sm := range reLocalAssign.FindAllStringSubmatch(code, -1) {
+			for _, name := range strings.Split(strings.SplitN(sm[0], "=", 2)[0], ",") {
+				if n := strings.TrimSpace(name); reIdent.MatchString(n) {
+					out[n] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// markLocal flags the entry points the issue's own code defines.
+func (c *collector) markLocal(issue string) {
+	for name := range localNames(issue) {
+		if e, ok := c.byText[name]; ok {
+			e.Local = true
+		}
+	}
+}
+
+// testNames takes the tests the issue names and points at the code they
+// test: the test's name without its prefix, and the file without it.
+func (c *collector) testNames(text string) {
+	for _, m := range reTestID.FindAllStringSubmatchIndex(text, -1) {
+		file := text[m[2]:m[3]]
+		if under := untestedFile(file); under != "" {
+			c.add(under, EntryTestName, m[2])
+		}
+		if m[4] >= 0 {
+			c.testedName(strings.TrimPrefix(text[m[4]:m[5]], "Test"), m[4])
+		}
+		c.testedName(strings.TrimPrefix(text[m[6]:m[7]], "test_"), m[6])
+	}
+	for _, m := range reTestName.FindAllStringSubmatchIndex(text, -1) {
+		for g := 2; g <= 4; g += 2 {
+			if m[g] >= 0 {
+				c.testedName(text[m[g]:m[g+1]], m[g])
+			}
+		}
+	}
+}
+
+func (c *collector) testedName(name string, pos int) {
+	if len(name) > 2 && reIdent.MatchString(name) && !strings.HasPrefix(name, "test") {
+		c.add(name, EntryTestName, pos)
+	}
+}
+
+// untestedFile is the module a test file tests: "tests/test_io.py" →
+// "io.py", "io_test.py" → "io.py".
+func untestedFile(p string) string {
+	i := strings.LastIndexByte(p, '/')
+	base := p[i+1:]
+	switch {
+	case strings.HasPrefix(base, "test_"):
+		return strings.TrimPrefix(base, "test_")
+	case strings.HasSuffix(base, "_test.py"):
+		return strings.TrimSuffix(base, "_test.py") + ".py"
+	}
+	return ""
+}
+
+// logLines takes the literal start of each logged error or warning, as
+// messages does for exceptions.
+func (c *collector) logLines(issue string) {
+	for _, m := range reLogLine.FindAllStringSubmatchIndex(issue, -1) {
+		c.message(issue[m[2]:m[3]], m[2])
+	}
+}
+
+// message adds the literal start of a message: up to where values begin
+// (quotes, numbers, paths), if at least three words remain.
+func (c *collector) message(msg string, pos int) {
+	if loc := reMsgStop.FindStringIndex(msg); loc != nil {
+		// Drop the whole word the value starts in ("src/x.py", "5px").
+		msg = msg[:max(strings.LastIndexByte(msg[:loc[0]], ' '), 0)]
+	}
+	msg = strings.TrimRight(strings.TrimSpace(msg), ".,;!? ")
+	if len(strings.Fields(msg)) >= 3 {
+		c.add(msg, EntryMessage, pos)
+	}
+}

@@ -1,0 +1,91 @@
+package heuristic
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// Params are the weights of the final ranking. BM25 against the issue
+// carries most of it; being named by the issue, appearing in its
+// traceback, holding its error message and being reached along a followed
+// path add to it; where a file sits in the repository scales it.
+//
+// They are fields rather than constants so an evaluation can tune them on
+// some repositories and score others with what it chose (see
+// evalloc.LeaveOneOut); DefaultParams are what the localizer ships with.
+type Params struct {
+	Name     float64 // times the naming entry point's weight
+	Frame    float64 // divided by the frame number (innermost 1)
+	Raises   float64 // holds the text of an error or log line the issue quotes
+	Callee   float64 // called by a unit the issue names: the work is often delegated
+	FileText float64 // whole-file BM25, for the file ranking
+	PathWord float64 // the file's own name is a word of the issue
+	Opened   float64 // units the search opened rather than only listed
+	Depth    float64 // per level below an entry point
+	CodeName float64 // a name used in a reproduction script, not written in prose
+	Class    float64 // classes rank below the methods that do the work
+	Aside    float64 // tests, docs, examples, vendored and stray scripts rank below library code
+	Init     float64 // a package's __init__ ranks below the modules it gathers
+	// Lexical is the weight of plain BM25's rank in the reciprocal rank
+	// fusion with the search's own ranking; 0 ranks by the search alone.
+	Lexical float64
+}
+
+// DefaultParams are the shipped weights.
+func DefaultParams() Params {
+	return Params{
+		Name: 1.0 / 3, Frame: 0.8, Raises: 0.6, Callee: 0.15, FileText: 0.3, PathWord: 0.15,
+		Opened: 0.15, Depth: 0.05, CodeName: 0.5, Class: 0.8, Aside: 0.3, Init: 0.7, Lexical: 0.5,
+	}
+}
+
+// rrfK damps reciprocal rank fusion: with 10, the first rank is worth
+// twice the tenth, not ten times.
+const rrfK = 10
+
+// String is the params as "name=value" pairs, the form Set reads.
+func (p Params) String() string {
+	v := reflect.ValueOf(p)
+	var parts []string
+	for i := range v.NumField() {
+		parts = append(parts, fmt.Sprintf("%s=%g", strings.ToLower(v.Type().Field(i).Name), v.Field(i).Float()))
+	}
+	return strings.Join(parts, ",")
+}
+
+// Set changes the weights named in "name=value,..." (names as String
+// writes them, any case).
+func (p *Params) Set(s string) error {
+	v := reflect.ValueOf(p).Elem()
+	for _, kv := range strings.Split(s, ",") {
+		kv = strings.TrimSpace(kv)
+		if kv == "" {
+			continue
+		}
+		name, val, ok := strings.Cut(kv, "=")
+		if !ok {
+			return fmt.Errorf("weight %q: want name=value", kv)
+		}
+		f := v.FieldByNameFunc(func(n string) bool { return strings.EqualFold(n, strings.TrimSpace(name)) })
+		if !f.IsValid() {
+			return fmt.Errorf("weight %q: unknown (known: %s)", name, p.names())
+		}
+		x, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+		if err != nil {
+			return fmt.Errorf("weight %q: %w", name, err)
+		}
+		f.SetFloat(x)
+	}
+	return nil
+}
+
+func (p Params) names() string {
+	t := reflect.TypeOf(p)
+	var out []string
+	for i := range t.NumField() {
+		out = append(out, strings.ToLower(t.Field(i).Name))
+	}
+	return strings.Join(out, ", ")
+}

@@ -1,0 +1,153 @@
+package heuristic
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/swe-adept/swe-adept/index"
+)
+
+var (
+	geoOnce sync.Once
+	geoIx   *index.Index
+	geoErr  error
+)
+
+// geoRepo is a made-up package with the places issues mislead a
+// localizer to: an example and a test that use the issue's words, a
+// vendored copy, a manager beside the module that does the work, a generic
+// writer beside a format's own, and a package __init__ that re-exports.
+func geoRepo(t testing.TB) *index.Index {
+	t.Helper()
+	geoOnce.Do(func() {
+		geoIx, geoErr = index.Build(context.Background(), "testdata/geo", index.Options{NoCache: true})
+	})
+	if geoErr != nil {
+		t.Fatal(geoErr)
+	}
+	return geoIx
+}
+
+func TestRankingRules(t *testing.T) {
+	tests := []struct {
+		name  string
+		issue string
+		file  string // must be the first file
+		fn    string // must be among the first five functions
+		below [2]string
+	}{
+		{
+			name: "names the issue's own code defines lead nowhere, the words still do",
+			issue: "Wrong total for my shapes\n\n```python\nclass MyShape:\n    def my_area(self):\n        return 3\n\n" +
+				"def summarize(items):\n    return sum(i.my_area() for i in items)\n```\nThe manager's total area of the polygons is wrong.",
+			file: "geo/manager.py",
+			fn:   "geo/manager.py:ShapeManager.total_area",
+		},
+		{
+			name:  "a dotted module path in the environment section maps to its file",
+			issue: "Drawing fails\n\nEnvironment:\n- module: geo.io.svg\n- python 3.11\n\nNothing is drawn at all.",
+			file:  "geo/io/svg.py",
+		},
+		{
+			name:  "a quoted log line goes to the code that logs it",
+			issue: "Shapes vanish from drawings\n\nI see this in the log:\n\nWARNING: skipping shape without points in the drawing\n",
+			file:  "geo/io/svg.py",
+			fn:    "geo/io/svg.py:SvgWriter.write_shape",
+		},
+		{
+			name:  "a quoted error message goes to the code that raises it",
+			issue: "Cannot measure a line\n\nI get \"polygon needs at least three points\" when I pass two points.",
+			file:  "geo/shapes.py",
+			fn:    "geo/shapes.py:polygon_area",
+		},
+		{
+			name:  "a failing test points at the code it tests",
+			issue: "Flaky result\n\ntests/test_shapes.py::test_polygon_area fails on my machine with a rounding difference.",
+			file:  "geo/shapes.py",
+			fn:    "geo/shapes.py:Polygon.area",
+			below: [2]string{"geo/shapes.py", "tests/test_shapes.py"},
+		},
+		{
+			name:  "examples and docs rank below the library they use",
+			issue: "polygon area and total area\n\nThe polygon area and the total area printed for a polygon and a circle are wrong.",
+			below: [2]string{"geo/shapes.py", "docs/examples/plot_polygon_area.py"},
+		},
+		{
+			name:  "unless the issue is about them",
+			issue: "Docs example plot_polygon_area is wrong\n\nThe polygon area example in the gallery prints the total area twice.",
+			file:  "docs/examples/plot_polygon_area.py",
+		},
+		{
+			name:  "vendored code ranks below the library",
+			issue: "Stroke width is lost\n\nThe stroke width of a shape written with its points is not kept.",
+			below: [2]string{"geo/io/base.py", "geo/_vendor/tinyjson.py"},
+		},
+		{
+			name:  "the callee of the named method is where the work is done",
+			issue: "ShapeManager.total_area is wrong\n\n`ShapeManager.total_area()` returns a negative number for clockwise polygons.",
+			fn:    "geo/shapes.py:polygon_area",
+		},
+		{
+			name:  "the format's own module beats the generic one",
+			issue: "SVG output has no stroke\n\nWhen I write shapes as svg the stroke is missing.",
+			file:  "geo/io/svg.py",
+			below: [2]string{"geo/io/svg.py", "geo/io/base.py"},
+		},
+		{
+			name:  "a package __init__ ranks below the module that defines what it re-exports",
+			issue: "Circle scale is wrong\n\n`Circle.scale` returns a circle of the wrong radius.",
+			file:  "geo/shapes.py",
+			below: [2]string{"geo/shapes.py", "geo/__init__.py"},
+		},
+	}
+	ix := geoRepo(t)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, files, funcs := heurConverse(t, New(ix, nil), tc.issue)
+			if len(files) == 0 || len(funcs) == 0 {
+				t.Fatalf("empty ranking: files %v, functions %v", files, funcs)
+			}
+			if tc.file != "" && files[0] != tc.file {
+				t.Errorf("first file %s, want %s (files %v)", files[0], tc.file, files)
+			}
+			if tc.fn != "" && !slices.Contains(funcs[:min(5, len(funcs))], tc.fn) {
+				t.Errorf("%s not among the first five functions %v", tc.fn, funcs)
+			}
+			if a, b := tc.below[0], tc.below[1]; a != "" {
+				ia, ib := slices.Index(files, a), slices.Index(files, b)
+				if ia < 0 || (ib >= 0 && ib < ia) {
+					t.Errorf("%s (at %d) should rank above %s (at %d): %v", a, ia, b, ib, files)
+				}
+			}
+		})
+	}
+}
+
+// TestNeverEmpty: an issue whose every name is the reporter's own, in a
+// repository whose words it barely shares, still gets a ranking.
+func TestNeverEmpty(t *testing.T) {
+	issue := "It breaks\n\n```python\nclass Foo:\n    pass\n\ndef bar():\n    return Foo()\n```\n"
+	_, files, funcs := heurConverse(t, New(geoRepo(t), nil), issue)
+	if len(files) == 0 {
+		t.Errorf("no files ranked (functions %v)", funcs)
+	}
+}
+
+func TestDropLocal(t *testing.T) {
+	ix := geoRepo(t)
+	issue := "```python\nfrom geo import Polygon\nclass Square(Polygon):\n    def area(self):\n        return 1\n" +
+		"shape = Square([])\n```\nSquare.area disagrees with Polygon.area"
+	kept, local := dropLocal(index.NewSearcher(ix), ExtractEntryPoints(issue))
+	texts := map[string]bool{}
+	for _, e := range kept {
+		texts[e.Text] = true
+	}
+	if !slices.Contains(local, "Square") || texts["Square"] || texts["shape"] {
+		t.Errorf("the script's own Square and shape should be left out: local %v", local)
+	}
+	if !texts["area"] {
+		t.Errorf("area is defined by the script and by the repository: it must stay (kept %v)", kept)
+	}
+}

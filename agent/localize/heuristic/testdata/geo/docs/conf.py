@@ -1,0 +1,2 @@
+project = "geo"
+extensions = ["sphinx.ext.autodoc"]

@@ -1,0 +1,2 @@
+from .base import Writer
+from .svg import SvgWriter

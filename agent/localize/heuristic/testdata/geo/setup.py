@@ -1,0 +1,3 @@
+from setuptools import setup
+
+setup(name="geo", packages=["geo", "geo.io"])
