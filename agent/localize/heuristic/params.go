@@ -28,8 +28,9 @@ type Params struct {
 	Class    float64 // classes rank below the methods that do the work
 	Aside    float64 // tests, docs, examples, vendored and stray scripts rank below library code
 	Init     float64 // a package's __init__ ranks below the modules it gathers
-	// Lexical is the weight of plain BM25's rank in the reciprocal rank
-	// fusion with the search's own ranking; 0 ranks by the search alone.
+	// Lexical is what plain BM25's first rank adds, as a share of the
+	// search's best score, falling off by reciprocal rank; 0 ranks by the
+	// search alone.
 	Lexical float64
 }
 
@@ -37,7 +38,7 @@ type Params struct {
 func DefaultParams() Params {
 	return Params{
 		Name: 1.0 / 3, Frame: 0.8, Raises: 0.6, Callee: 0.15, FileText: 0.3, PathWord: 0.15,
-		Opened: 0.15, Depth: 0.05, CodeName: 0.5, Class: 0.8, Aside: 0.3, Init: 0.7, Lexical: 0.5,
+		Opened: 0.15, Depth: 0.05, CodeName: 0.5, Class: 0.8, Aside: 0.3, Init: 0.7, Lexical: 0.25,
 	}
 }
 

@@ -151,10 +151,10 @@ func (st *hstate) lexical() []string {
 	return st.lex
 }
 
-// fuse adds reciprocal rank fusion with the lexical ranking to the
-// search's scores: evidence from the search decides where it is strong,
-// and the words break its ties and fill its gaps. The scale keeps
-// the search's first rank worth its score.
+// fuse adds the lexical ranking's reciprocal rank to the search's scores:
+// evidence from the search decides where it is strong, and the issue's
+// words break its ties and fill its gaps. Lexical is what the lexical
+// first rank is worth, as a share of the search's best score.
 func (st *hstate) fuse(cands []candidate, lex []string) []candidate {
 	w := st.h.p.Lexical
 	if w == 0 || len(cands) == 0 {
@@ -166,11 +166,9 @@ func (st *hstate) fuse(cands []candidate, lex []string) []candidate {
 	}
 	top := cands[0].score
 	for i := range cands {
-		s := 1.0 / float64(rrfK+i+1)
 		if r, ok := lexRank[cands[i].id]; ok {
-			s += w / float64(rrfK+r)
+			cands[i].score += top * w * float64(rrfK+1) / float64(rrfK+r)
 		}
-		cands[i].score = cands[i].score + top*float64(rrfK+1)*s
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
 	return cands
