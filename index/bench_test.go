@@ -95,7 +95,7 @@ func parsedSources(b *testing.B, dir string) [][]byte {
 	var srcs [][]byte
 	for _, c := range cands {
 		src, err := os.ReadFile(c.abs)
-		if err != nil || sniff(src) != "" || len(src) > DefaultMaxFileSize || c.lang != pythonLang {
+		if err != nil || sniff(src, nil) != "" || len(src) > DefaultMaxFileSize || c.lang != pythonLang {
 			continue
 		}
 		srcs = append(srcs, src)

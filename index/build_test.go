@@ -128,7 +128,7 @@ func lineDiff(want, got string) string {
 }
 
 func TestBuildGolden(t *testing.T) {
-	for _, name := range []string{"pyrepo", "gorepo"} {
+	for _, name := range []string{"pyrepo", "gorepo", "jsrepo", "tsrepo"} {
 		t.Run(name, func(t *testing.T) {
 			src := filepath.Join("..", "testdata", "index", name)
 			if _, err := os.Stat(src); err != nil {

@@ -116,7 +116,7 @@ func extractOne(ctx context.Context, p *parser, c *candidate, cache *fileCache, 
 		opts.Logger.Warn("index: unreadable file", "path", c.rel, "err", err)
 		return extractOut{skip: SkipUnreadable}
 	}
-	if reason := sniff(src); reason != "" {
+	if reason := sniff(src, c.lang); reason != "" {
 		return extractOut{skip: reason}
 	}
 	key := fileKey{size: int64(len(src)), mtime: c.mtime, hash: contentHash(src)}

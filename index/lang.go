@@ -2,6 +2,7 @@ package index
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -24,13 +25,14 @@ type language struct {
 	// extract turns one parsed file into raw units, calls and imports.
 	extract func(x *extraction)
 	// resolve links the calls of this language's files once every file is
-	// known; it runs after all files are extracted.
+	// known; it runs after all files are extracted. Dialects that share a
+	// resolver leave it nil on all but one.
 	resolve func(r *resolver)
 }
 
 // languages lists the supported languages; the order is the order of
 // resolution and of nothing else.
-var languages = []*language{pythonLang, goLang}
+var languages = []*language{pythonLang, goLang, jsLang, tsLang, tsxLang}
 
 // langForPath picks the language of a file by its extension.
 func langForPath(p string) *language {
@@ -47,9 +49,11 @@ func langForPath(p string) *language {
 
 // Languages names the languages the index reads, for messages.
 func Languages() []string {
-	out := make([]string, len(languages))
-	for i, l := range languages {
-		out[i] = l.name
+	var out []string
+	for _, l := range languages {
+		if !slices.Contains(out, l.name) {
+			out = append(out, l.name)
+		}
 	}
 	return out
 }

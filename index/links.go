@@ -37,7 +37,7 @@ import (
 const (
 	linksMagic    = "SWEADLNK"
 	manifestMagic = "SWEADLMF"
-	linksVersion  = 3
+	linksVersion  = 4
 )
 
 var crc64Table = crc64.MakeTable(crc64.ECMA)
@@ -65,7 +65,10 @@ type linkInputs struct {
 	maxSize  int64
 	rootBase string
 	goModule string
-	program  string
+	// scripts is the root's tsconfig.json module paths, as
+	// readScriptConfig encodes them.
+	scripts string
+	program string
 }
 
 // programID names the running executable by path, size and time.
@@ -140,6 +143,7 @@ func encodeLinks(w io.Writer, in linkInputs, stamp uint64, r *resolver, files []
 	e.int(in.maxSize)
 	e.str(in.rootBase)
 	e.str(in.goModule)
+	e.str(in.scripts)
 	e.str(in.program)
 	e.uint(stamp)
 	e.uint(uint64(len(files)))
@@ -232,7 +236,7 @@ func decodeLinks(data []byte, in linkInputs) ([]linkFile, uint64, error) {
 	if v, cv := d.uint(), d.uint(); v != linksVersion || cv != cacheVersion {
 		return nil, 0, fmt.Errorf("links version %d/%d, want %d/%d", v, cv, linksVersion, cacheVersion)
 	}
-	if d.int() != in.maxSize || d.str() != in.rootBase || d.str() != in.goModule || d.str() != in.program {
+	if d.int() != in.maxSize || d.str() != in.rootBase || d.str() != in.goModule || d.str() != in.scripts || d.str() != in.program {
 		return nil, 0, fmt.Errorf("links made with other settings")
 	}
 	stamp := d.uint()
@@ -325,7 +329,7 @@ func (ls *linkSet) apply(r *resolver, f int, lf *linkFile) bool {
 // every file must be resolved. iface is filled with each file's interface
 // digest (computed only for files whose content changed). A file is
 // resolved again when its content changed, or when it may read a file
-// whose interface changed: for Python, a file its last resolution read
+// whose interface changed: for Python and scripts, a file its last resolution read
 // (its deps); for Go, whose resolution reads whole packages, any file of
 // its own directory or of a directory of the module it imports.
 func (ls *linkSet) reusable(res *extractResult, iface []uint64, goModule string) []bool {
@@ -351,7 +355,7 @@ func (ls *linkSet) reusable(res *extractResult, iface []uint64, goModule string)
 			continue
 		}
 		switch f.Lang {
-		case pythonLang.name:
+		case pythonLang.name, langJavaScript, langTypeScript:
 			changed[i>>6] |= 1 << (i & 63)
 		case goLang.name:
 			changedDirs[goDir(f.Path)] = true
@@ -371,7 +375,7 @@ func (ls *linkSet) reusable(res *extractResult, iface []uint64, goModule string)
 // one whose interface did.
 func readsChanged(f *rawFile, deps []int32, changed []uint64, changedDirs map[string]bool, goModule string) bool {
 	switch f.Lang {
-	case pythonLang.name:
+	case pythonLang.name, langJavaScript, langTypeScript:
 		for _, d := range deps {
 			if int(d)>>6 < len(changed) && changed[d>>6]&(1<<(d&63)) != 0 {
 				return true

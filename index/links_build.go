@@ -72,7 +72,7 @@ func openLinks(root string, c *fileCache, opts Options) *linkStore {
 	}
 	ls.path = c.base
 	go func() {
-		ls.in.goModule, ls.in.program = readGoModule(root), programID()
+		ls.in.goModule, ls.in.scripts, ls.in.program = readGoModule(root), readScriptConfig(root), programID()
 		prev, err := loadLinks(ls.path, ls.in)
 		ls.loaded <- loadedLinks{prev, err}
 	}()
@@ -88,12 +88,12 @@ type loadedLinks struct {
 // links where they still hold.
 func resolveAll(root string, res *extractResult, workers int, links *linkStore) *resolver {
 	iface := slices.Clone(res.iface)
-	goModule, prev, keep := links.reusable(root, res, iface)
-	r := linkFiles(filepath.Base(root), goModule, res, workers, keep)
+	in, prev, keep := links.reusable(root, res, iface)
+	r := linkFiles(filepath.Base(root), in, res, workers, keep)
 	if keep != nil && !applyLinks(r, prev, keep) {
 		links.log.Warn("index: stored links do not fit, resolving every file", "path", links.path)
 		keep = nil
-		r = linkFiles(filepath.Base(root), goModule, res, workers, nil)
+		r = linkFiles(filepath.Base(root), in, res, workers, nil)
 	}
 	links.record(r, res, iface, prev, keep)
 	return r
@@ -101,16 +101,16 @@ func resolveAll(root string, res *extractResult, workers int, links *linkStore) 
 
 // reusable waits for the stored links and decides which files keep theirs
 // (nil: none); iface receives the digests it computes. It also gives the
-// go.mod module path, read beside the links.
-func (ls *linkStore) reusable(root string, res *extractResult, iface []uint64) (goModule string, prev *linkSet, keep []bool) {
+// go.mod module path and the tsconfig.json paths, read beside the links.
+func (ls *linkStore) reusable(root string, res *extractResult, iface []uint64) (in linkInputs, prev *linkSet, keep []bool) {
 	if ls == nil || ls.path == "" {
-		return readGoModule(root), nil, nil
+		return linkInputs{goModule: readGoModule(root), scripts: readScriptConfig(root)}, nil, nil
 	}
 	loaded := <-ls.loaded
 	if loaded.err != nil {
 		ls.log.Warn("index: stored links ignored", "path", ls.path, "err", loaded.err)
 	}
-	return ls.in.goModule, loaded.prev, loaded.prev.reusable(res, iface, ls.in.goModule)
+	return ls.in, loaded.prev, loaded.prev.reusable(res, iface, ls.in.goModule)
 }
 
 // record counts the files resolved and keeps what saving needs.
@@ -135,12 +135,14 @@ func (ls *linkStore) record(r *resolver, res *extractResult, iface []uint64, pre
 	ls.dirty = keep == nil || len(res.files) == 0 || ls.resolved > 0
 }
 
-func linkFiles(rootBase, goModule string, res *extractResult, workers int, keep []bool) *resolver {
+func linkFiles(rootBase string, in linkInputs, res *extractResult, workers int, keep []bool) *resolver {
 	r := newResolver(rootBase, res.files, workers)
-	r.goModule = goModule
+	r.goModule, r.scripts = in.goModule, parseScriptConfig(in.scripts)
 	r.keep = keep
 	for _, l := range languages {
-		l.resolve(r)
+		if l.resolve != nil {
+			l.resolve(r)
+		}
 	}
 	return r
 }

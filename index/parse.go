@@ -12,7 +12,7 @@ import (
 // parser is one goroutine's tree-sitter state: a parser and compiled query
 // per language. Tree-sitter parsers and cursors are not safe to share.
 type parser struct {
-	langs map[string]*langParser
+	langs map[*language]*langParser
 	qc    *sitter.QueryCursor
 	py    *pyScanner // made on first use
 	// Buffers for the cache record and interface digest of each file.
@@ -51,7 +51,7 @@ func putParser(p *parser) {
 }
 
 func newParser() *parser {
-	return &parser{langs: map[string]*langParser{}, qc: sitter.NewQueryCursor()}
+	return &parser{langs: map[*language]*langParser{}, qc: sitter.NewQueryCursor()}
 }
 
 func (p *parser) close() {
@@ -64,7 +64,7 @@ func (p *parser) close() {
 }
 
 func (p *parser) forLang(l *language) (*langParser, error) {
-	if lp, ok := p.langs[l.name]; ok {
+	if lp, ok := p.langs[l]; ok {
 		return lp, nil
 	}
 	q, err := sitter.NewQuery([]byte(l.query), l.grammar())
@@ -77,7 +77,7 @@ func (p *parser) forLang(l *language) (*langParser, error) {
 	for i := uint32(0); i < q.CaptureCount(); i++ {
 		lp.names = append(lp.names, q.CaptureNameForId(i))
 	}
-	p.langs[l.name] = lp
+	p.langs[l] = lp
 	return lp, nil
 }
 

@@ -288,7 +288,7 @@ func TestPyScanMatchesQueryOnStdlib(t *testing.T) {
 	defer p.close()
 	for i := 0; i < len(cands); i += 7 {
 		src, err := os.ReadFile(cands[i].abs)
-		if err != nil || cands[i].lang != pythonLang || sniff(src) != "" || len(src) > DefaultMaxFileSize {
+		if err != nil || cands[i].lang != pythonLang || sniff(src, nil) != "" || len(src) > DefaultMaxFileSize {
 			continue
 		}
 		sameAsQuery(t, p, src)

@@ -17,6 +17,8 @@ type resolver struct {
 	rootBase string
 	// goModule is the module path in the root's go.mod, "" if none.
 	goModule string
+	// scripts maps bare module specifiers to paths (tsconfig.json).
+	scripts  *scriptConfig
 	offs     []int32 // first global unit index of each file
 	units    []*Unit
 	raw      []*rawUnit

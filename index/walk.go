@@ -26,6 +26,8 @@ const (
 	SkipTooLarge    = "too_large"    // over MaxFileSize: indexed as plain chunks, not parsed
 	SkipSyntaxError = "syntax_error" // indexed; units from the parts that parse
 	SkipNonUTF8     = "non_utf8"     // indexed as bytes
+	SkipDeclaration = "declaration"  // TypeScript .d.ts: generated or hand-written types, no code
+	SkipMinified    = "minified"     // .min.js, or a script whose lines run to hundreds of bytes
 )
 
 // skipDirs are directory names never indexed: other people's code,
@@ -35,6 +37,14 @@ var skipDirs = map[string]bool{
 	"third_party": true, "site-packages": true, "build": true, "dist": true,
 	".tox": true, ".nox": true, ".venv": true, "venv": true, "__pycache__": true,
 	".mypy_cache": true, ".pytest_cache": true, ".eggs": true,
+	".next": true, ".nuxt": true, ".svelte-kit": true, ".turbo": true, ".parcel-cache": true,
+	"bower_components": true, ".yarn": true,
+}
+
+// skipSuffixes are file name endings left out of the index, and why.
+var skipSuffixes = []struct{ suffix, reason string }{
+	{".d.ts", SkipDeclaration}, {".d.mts", SkipDeclaration}, {".d.cts", SkipDeclaration},
+	{".min.js", SkipMinified}, {".min.mjs", SkipMinified}, {".min.cjs", SkipMinified},
 }
 
 // candidate is a file the walk found for a known language.
@@ -159,6 +169,12 @@ func (w *walker) file(dirAbs string, rel []string, name string, m gitignore.Matc
 		w.skip(SkipIgnored, relPath, nil)
 		return
 	}
+	for _, s := range skipSuffixes {
+		if strings.HasSuffix(name, s.suffix) {
+			w.skip(s.reason, relPath, nil)
+			return
+		}
+	}
 	abs := filepath.Join(dirAbs, name)
 	info, err := os.Lstat(abs)
 	if err != nil {
@@ -211,14 +227,18 @@ func readIgnoreFile(path string, domain []string, ps []gitignore.Pattern) []giti
 
 // sniff reports why a file's content keeps it out of the index, if it
 // does: a NUL byte early on means binary; Go's generated-file marker means
-// generated.
-func sniff(src []byte) string {
+// generated; a script whose first 8 KB hold fewer than 16 lines is a
+// minified bundle.
+func sniff(src []byte, l *language) string {
 	head := src
 	if len(head) > 8192 {
 		head = head[:8192]
 	}
 	if bytes.IndexByte(head, 0) >= 0 {
 		return SkipBinary
+	}
+	if l != nil && isScript(l.name) && len(head) == 8192 && bytes.Count(head, []byte{'\n'}) < 16 {
+		return SkipMinified
 	}
 	if i := bytes.Index(head, []byte("Code generated ")); i >= 0 {
 		end := bytes.IndexByte(head[i:], '\n')

@@ -1,0 +1,7 @@
+export function fine() {
+  return 1;
+}
+
+export function broken( {
+  return fine(;
+}

@@ -1,0 +1,9 @@
+export default class Base {
+  constructor() {
+    this.saved = false;
+  }
+
+  save() {
+    this.saved = true;
+  }
+}

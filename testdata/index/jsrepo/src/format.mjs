@@ -1,0 +1,3 @@
+export default function (n) {
+  return n.toFixed(2);
+}

@@ -1,0 +1,2 @@
+export * from './math.js';
+export { round } from './round.js';

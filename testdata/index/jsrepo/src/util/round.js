@@ -1,0 +1,3 @@
+export const round = function (x) {
+  return Math.round(x * 100) / 100;
+};
