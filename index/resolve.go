@@ -18,12 +18,12 @@ type resolver struct {
 	// goModule is the module path in the root's go.mod, "" if none.
 	goModule string
 	// scripts maps bare module specifiers to paths (tsconfig.json).
-	scripts  *scriptConfig
-	offs     []int32 // first global unit index of each file
-	units    []*Unit
-	raw      []*rawUnit
-	parent   []int32
-	fileOf   []int32
+	scripts *scriptConfig
+	offs    []int32 // first global unit index of each file
+	units   []*Unit
+	raw     []*rawUnit
+	parent  []int32
+	fileOf  []int32
 	// hasMembers marks units with child definitions, so name lookups
 	// skip the scopes that cannot hold the name.
 	hasMembers []bool
