@@ -148,7 +148,7 @@ func (s *Searcher) buildLines() {
 	s.lines = make([][]int32, len(s.files))
 	s.isTest = make([]bool, len(s.files))
 	for i, f := range s.files {
-		s.isTest[i] = isTestPath(f.Path)
+		s.isTest[i] = IsTestPath(f.Path)
 		src, _ := s.ix.Source(f.Path)
 		offs := make([]int32, 1, len(src)/32+1)
 		for p := 0; p < len(src); {
@@ -235,17 +235,19 @@ func modulePath(p string) string {
 	return strings.ReplaceAll(p, "/", ".")
 }
 
-// isTestPath tells test code from the code under test, so ties rank the
-// definition the issue is about above its tests.
-func isTestPath(p string) bool {
+// IsTestPath tells test code from the code under test, by the
+// conventions of the languages the index reads: test_x.py, x_test.go,
+// x.test.ts, x.spec.js, and test, tests, __tests__ or testdata folders.
+func IsTestPath(p string) bool {
 	base := path.Base(p)
-	if strings.HasPrefix(base, "test_") || strings.HasPrefix(base, "tests.") ||
-		strings.HasSuffix(strings.TrimSuffix(base, path.Ext(base)), "_test") || base == "conftest.py" {
+	stem := strings.TrimSuffix(base, path.Ext(base))
+	if strings.HasPrefix(base, "test_") || strings.HasPrefix(base, "tests.") || base == "conftest.py" ||
+		strings.HasSuffix(stem, "_test") || strings.HasSuffix(stem, ".test") || strings.HasSuffix(stem, ".spec") {
 		return true
 	}
 	for _, seg := range strings.Split(path.Dir(p), "/") {
 		switch seg {
-		case "test", "tests", "testing", "__tests__", "testdata":
+		case "test", "tests", "testing", "__tests__", "__mocks__", "testdata":
 			return true
 		}
 	}

@@ -54,18 +54,21 @@ type EntryPoint struct {
 }
 
 var (
-	reFrame    = regexp.MustCompile(`File "([^"\n]+)", line (\d+)(?:, in ([\w<>.]+))?`)
-	reFence    = regexp.MustCompile("(?s)```[^\n]*\n(.*?)(?:```|$)")
-	reBacktick = regexp.MustCompile("`([^`\n]{1,200})`")
-	reQuoted   = regexp.MustCompile(`(?:^|[\s(\[,=:])(?:'([^'\n]{2,80})'|"([^"\n]{2,80})")`)
-	reFileName = regexp.MustCompile(`(?:^|[^\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:py|pyx|pyi|go|js|ts|tsx|jsx|java|rb|rs|c|h|cc|cpp|hpp|php|cs|kt|scala|swift|cfg|toml|ini|yaml|yml))\b`)
-	reDotted   = regexp.MustCompile(`\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b`)
-	reCamel    = regexp.MustCompile(`\b(?:[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+|[A-Z]{2,}[a-z][A-Za-z0-9]*)\b`)
-	reSnake    = regexp.MustCompile(`\b_*[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+_*\b`)
-	reCodeCall = regexp.MustCompile(`(?:\.|\b)([A-Za-z_]\w*)\s*\(`)
-	reCodeAttr = regexp.MustCompile(`\.([A-Za-z_]\w*)`)
-	reImport   = regexp.MustCompile(`(?m)^\s*(?:from\s+([\w.]+)\s+)?import\s+([\w., ]+)`)
-	reIdent    = regexp.MustCompile(`^[A-Za-z_]\w*$`)
+	reFrame = regexp.MustCompile(`File "([^"\n]+)", line (\d+)(?:, in ([\w<>.]+))?`)
+	// reStackFrame is a V8 stack frame: "at Repo.find (/app/src/repo.ts:15:23)"
+	// or, for an anonymous function, "at /app/src/repo.ts:15:23".
+	reStackFrame = regexp.MustCompile(`\bat (?:async )?(?:new )?(?:([\w$.<>]+) \()?(?:file://)?([^\s():]+\.[cm]?[jt]sx?):(\d+):\d+\)?`)
+	reFence      = regexp.MustCompile("(?s)```[^\n]*\n(.*?)(?:```|$)")
+	reBacktick   = regexp.MustCompile("`([^`\n]{1,200})`")
+	reQuoted     = regexp.MustCompile(`(?:^|[\s(\[,=:])(?:'([^'\n]{2,80})'|"([^"\n]{2,80})")`)
+	reFileName   = regexp.MustCompile(`(?:^|[^\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:py|pyx|pyi|go|js|ts|tsx|jsx|java|rb|rs|c|h|cc|cpp|hpp|php|cs|kt|scala|swift|cfg|toml|ini|yaml|yml))\b`)
+	reDotted     = regexp.MustCompile(`\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b`)
+	reCamel      = regexp.MustCompile(`\b(?:[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+|[A-Z]{2,}[a-z][A-Za-z0-9]*)\b`)
+	reSnake      = regexp.MustCompile(`\b_*[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+_*\b`)
+	reCodeCall   = regexp.MustCompile(`(?:\.|\b)([A-Za-z_]\w*)\s*\(`)
+	reCodeAttr   = regexp.MustCompile(`\.([A-Za-z_]\w*)`)
+	reImport     = regexp.MustCompile(`(?m)^\s*(?:from\s+([\w.]+)\s+)?import\s+([\w., ]+)`)
+	reIdent      = regexp.MustCompile(`^[A-Za-z_]\w*$`)
 	// An exception line: "ValueError: discount rate 50 is not ...".
 	reErrLine = regexp.MustCompile(`(?m)^[ \t]*[A-Za-z_][\w.]*(?:Error|Exception|Warning):[ \t]+(.{8,200})$`)
 	// Where a message's literal text stops: quotes, braces, paths, numbers.
@@ -109,7 +112,8 @@ var commonWords = map[string]bool{
 func ExtractEntryPoints(issue string) []EntryPoint {
 	c := &collector{byText: map[string]*EntryPoint{}}
 	c.tracebacks(issue)
-	prose := blank(issue, reFrame.FindAllStringIndex(issue, -1))
+	c.stackFrames(issue)
+	prose := blank(blank(issue, reFrame.FindAllStringIndex(issue, -1)), reStackFrame.FindAllStringIndex(issue, -1))
 	c.fileLines(prose)
 	c.messages(issue)
 	c.logLines(issue)
@@ -200,6 +204,33 @@ func (c *collector) tracebacks(issue string) {
 	}
 }
 
+// stackFrames reads JavaScript stack traces, which print the innermost
+// frame first. Frames in installed packages or the runtime are kept only
+// as far as frameFile can map them into the repository.
+func (c *collector) stackFrames(issue string) {
+	for i, m := range reStackFrame.FindAllStringSubmatchIndex(issue, -1) {
+		file := issue[m[4]:m[5]]
+		if strings.HasPrefix(file, "node:") || strings.HasPrefix(file, "internal/") {
+			continue
+		}
+		line, _ := strconv.Atoi(issue[m[6]:m[7]])
+		frame := i + 1
+		if e := c.add(frameFile(file), EntryFile, m[4]); e != nil {
+			c.traceFrame(e, file, line, frame)
+		}
+		if m[2] < 0 {
+			continue
+		}
+		fn := strings.TrimPrefix(issue[m[2]:m[3]], "Object.")
+		if fn == "" || strings.Contains(fn, "<") {
+			continue
+		}
+		if e := c.add(fn, EntryTraceback, m[2]); e != nil {
+			c.traceFrame(e, file, line, frame)
+		}
+	}
+}
+
 // messages takes the literal start of each exception message: the code
 // that raised it holds the same words. Messages Python itself writes
 // ("'NoneType' object is not subscriptable") start with a quote or are
@@ -241,7 +272,7 @@ func (c *collector) traceFrame(e *EntryPoint, file string, line, frame int) {
 // after site-packages or dist-packages, else the last three segments.
 func frameFile(p string) string {
 	p = strings.ReplaceAll(p, `\`, "/")
-	for _, mark := range []string{"site-packages/", "dist-packages/"} {
+	for _, mark := range []string{"site-packages/", "dist-packages/", "node_modules/"} {
 		if i := strings.LastIndex(p, mark); i >= 0 {
 			return p[i+len(mark):]
 		}

@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"path"
 	"regexp"
 	"strings"
 )
@@ -9,7 +10,7 @@ var (
 	// Names a reproduction script defines for itself: they are the
 	// reporter's, not the repository's, unless the repository defines them
 	// too (a subclass overriding a method).
-	reLocalDef    = regexp.MustCompile(`(?m)^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)`)
+	reLocalDef    = regexp.MustCompile(`(?m)^[ \t]*(?:export[ \t]+)?(?:async[ \t]+)?(?:def|class|function\*?|const|let|var)[ \t]+([A-Za-z_$][\w$]*)`)
 	reLocalAssign = regexp.MustCompile(`(?m)^[ \t]*([A-Za-z_]\w*)(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*[ \t]*=[^=]`)
 	reLocalAlias  = regexp.MustCompile(`\bas[ \t]+([A-Za-z_]\w*)`)
 
@@ -83,15 +84,18 @@ func (c *collector) testedName(name string, pos int) {
 }
 
 // untestedFile is the module a test file tests: "tests/test_io.py" →
-// "io.py", "io_test.py" → "io.py".
+// "io.py", "io_test.py" → "io.py", "io.spec.ts" → "io.ts".
 func untestedFile(p string) string {
-	i := strings.LastIndexByte(p, '/')
-	base := p[i+1:]
-	switch {
-	case strings.HasPrefix(base, "test_"):
-		return strings.TrimPrefix(base, "test_")
-	case strings.HasSuffix(base, "_test.py"):
-		return strings.TrimSuffix(base, "_test.py") + ".py"
+	base := path.Base(p)
+	ext := path.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	if rest, ok := strings.CutPrefix(base, "test_"); ok {
+		return rest
+	}
+	for _, mark := range []string{"_test", ".test", ".spec"} {
+		if rest, ok := strings.CutSuffix(stem, mark); ok && rest != "" {
+			return rest + ext
+		}
 	}
 	return ""
 }

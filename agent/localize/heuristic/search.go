@@ -2,7 +2,6 @@ package heuristic
 
 import (
 	"fmt"
-	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -553,16 +552,7 @@ func isTestFile(id string) bool {
 	if p == "" {
 		p = id
 	}
-	base := path.Base(p)
-	if strings.HasPrefix(base, "test_") || strings.HasSuffix(strings.TrimSuffix(base, path.Ext(base)), "_test") || base == "conftest.py" {
-		return true
-	}
-	for _, seg := range strings.Split(path.Dir(p), "/") {
-		if seg == "test" || seg == "tests" || seg == "testing" {
-			return true
-		}
-	}
-	return false
+	return index.IsTestPath(p)
 }
 
 // notePrefix starts the user turn that carries an engineer's note (see

@@ -1,0 +1,2 @@
+export { Cart } from './cart';
+export * from './discount';
