@@ -122,3 +122,49 @@ func FuzzGoUnits(f *testing.F) {
 		checkRawFile(t, rf)
 	})
 }
+
+// FuzzScriptUnits feeds arbitrary bytes to the JavaScript, TypeScript and
+// TSX extractors, with the invariants of FuzzPythonUnits.
+func FuzzScriptUnits(f *testing.F) {
+	for _, glob := range []string{"jsrepo/*/*.*", "jsrepo/*/*/*.*", "tsrepo/*/*/*.*"} {
+		paths, _ := filepath.Glob(filepath.Join("..", "testdata", "index", glob))
+		for _, p := range paths {
+			if data, err := os.ReadFile(p); err == nil {
+				f.Add(data, uint8(len(p)))
+			}
+		}
+	}
+	f.Add([]byte("export default class extends A.B { static #x = () => {}; get [k]() {} }"), uint8(0))
+	f.Add([]byte("module.exports = { a() {}, 'b': function () {}, c }; exports.d = require('./d')"), uint8(1))
+	f.Add([]byte("export * as ns from './m'; import x, * as y from \"y\"; new (a.b)()"), uint8(2))
+	f.Add([]byte("const f = async function* g(){}; X.prototype.m = () => this.#p?.q()"), uint8(0))
+	langs := []*language{jsLang, tsLang, tsxLang}
+	p := newParser()
+	defer p.close()
+	f.Fuzz(func(t *testing.T, src []byte, which uint8) {
+		l := langs[int(which)%len(langs)]
+		rf, err := p.extractFile(context.Background(), l, "f"+l.exts[0], src, DefaultMaxFileSize)
+		if err != nil {
+			t.Fatalf("extractFile: %v", err)
+		}
+		checkRawFile(t, rf)
+	})
+}
+
+// FuzzTSConfig: any tsconfig.json, however broken, gives a config or
+// none, never a panic, and what it gives survives its own encoding.
+func FuzzTSConfig(f *testing.F) {
+	f.Add([]byte(`{"compilerOptions": {"baseUrl": "./src", "paths": {"@/*": ["app/*"],},}, // x
+}`))
+	f.Add([]byte(`/* c */ {"compilerOptions": {"paths": {"a": ["b"], "x/*/y": ["*"]}}}`))
+	f.Add([]byte(`{"a": "str // not a comment", "b": "\"/*"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, ok := decodeTSConfig(data)
+		if !ok {
+			return
+		}
+		for _, r := range c.Rules {
+			c.candidates(r.Pattern)
+		}
+	})
+}

@@ -362,3 +362,49 @@ func TestLinksTornSaveIsIgnored(t *testing.T) {
 		})
 	}
 }
+
+func TestLinksFollowScriptEdits(t *testing.T) {
+	runLinkEdits(t, filepath.Join("..", "testdata", "index", "tsrepo"), []linkEdit{
+		{"comment appended", appendTo("src/core/repo.ts", "// x\n"), true},
+		{"body edited in place", replaceIn("src/core/repo.ts", "return 'repo';", "return 'repository';"), true},
+		{"barrel's function renamed", replaceIn("src/store/index.ts", "export function create(", "export function make("), false},
+		{"base class method renamed", replaceIn("src/core/service.ts", "  log(msg: string): void {", "  trace(msg: string): void {"), false},
+		{"tsconfig paths changed", replaceIn("tsconfig.json", `"@core/*": ["src/core/*"]`, `"@core/*": ["src/store/*"]`), false},
+		{"imported file deleted", removeFile("src/store/memory.ts"), false},
+	})
+	runLinkEdits(t, filepath.Join("..", "testdata", "index", "jsrepo"), []linkEdit{
+		{"module.exports member renamed", replaceIn("lib/helpers.js", "  fee: (x) => x + 1,", "  charge: (x) => x + 1,"), false},
+		{"export * target renamed", replaceIn("src/util/math.js", "export function sum(xs) {", "export function total(xs) {"), false},
+		{"default export made anonymous", replaceIn("lib/legacy.cjs", "module.exports = Legacy;", "module.exports = function () {};"), false},
+	})
+}
+
+func TestScriptConfig(t *testing.T) {
+	c, ok := decodeTSConfig([]byte(`{
+  // comment with "quotes"
+  "compilerOptions": {
+    "baseUrl": "./src", /* block */
+    "paths": {"@app/*": ["app/*", "legacy/*"], "@app/core": ["core/index"], "cfg": ["../config/main"],},
+  },
+}`))
+	if !ok {
+		t.Fatal("config not read")
+	}
+	tests := []struct {
+		spec string
+		want []string
+	}{
+		{"@app/core", []string{"src/core/index", "src/app/core", "src/legacy/core", "src/@app/core"}},
+		{"@app/ui/button", []string{"src/app/ui/button", "src/legacy/ui/button", "src/@app/ui/button"}},
+		{"cfg", []string{"config/main", "src/cfg"}},
+		{"lodash", []string{"src/lodash"}},
+	}
+	for _, tc := range tests {
+		if got := c.candidates(tc.spec); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("candidates(%q) = %v, want %v", tc.spec, got, tc.want)
+		}
+	}
+	if _, ok := decodeTSConfig([]byte(`{"compilerOptions": {"strict": true}}`)); ok {
+		t.Error("a config without baseUrl or paths should give none")
+	}
+}

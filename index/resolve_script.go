@@ -19,6 +19,8 @@ type scriptResolver struct {
 	// exports), in source order.
 	exports [][]rawImport
 	bases   [][]int32 // class unit -> its resolved base classes
+	// baseDeps are, per file, the files resolving its classes' bases read.
+	baseDeps []map[int32]bool
 	specs   sync.Map  // specKey -> int32 file, -1 when outside the repo
 }
 
@@ -39,7 +41,7 @@ func (t scriptTarget) ok() bool { return t.unit >= 0 || t.module >= 0 }
 
 func resolveScript(r *resolver) {
 	s := &scriptResolver{resolver: r, byPath: map[string]int32{}, binds: make([]map[string]rawImport, len(r.files)),
-		exports: make([][]rawImport, len(r.files)), bases: make([][]int32, len(r.units))}
+		exports: make([][]rawImport, len(r.files)), bases: make([][]int32, len(r.units)), baseDeps: make([]map[int32]bool, len(r.files))}
 	for fi, f := range r.files {
 		if isScript(f.Lang) {
 			s.byPath[f.Path] = int32(fi)
@@ -100,10 +102,12 @@ func (s *scriptResolver) bindImports(f int) {
 // resolveBases resolves each class's extends clause to a class of the
 // repository.
 func (s *scriptResolver) resolveBases(f int) {
+	deps := map[int32]bool{}
+	s.baseDeps[f] = deps
 	lo, hi := s.fileUnits(f)
 	for u := lo; u < hi; u++ {
 		for _, b := range s.raw[u].Bases {
-			if t := s.resolveDotted(f, s.parent[u], b, 0, nil); t.unit >= 0 && s.kind(t.unit) == KindClass {
+			if t := s.resolveDotted(f, s.parent[u], b, 0, deps); t.unit >= 0 && s.kind(t.unit) == KindClass {
 				s.bases[u] = append(s.bases[u], t.unit)
 			}
 		}
@@ -112,6 +116,9 @@ func (s *scriptResolver) resolveBases(f int) {
 
 func (s *scriptResolver) resolveCalls(f int) {
 	deps := map[int32]bool{}
+	for d := range s.baseDeps[f] {
+		deps[d] = true
+	}
 	lo, hi := s.fileUnits(f)
 	for u := lo; u < hi; u++ {
 		ru := s.raw[u]
@@ -125,7 +132,7 @@ func (s *scriptResolver) resolveCalls(f int) {
 			s.resolvedCall(u, c)
 			s.link(u, t, c.Line)
 			if s.kind(t) == KindClass {
-				if ctor := s.classMember(t, "constructor", 0); ctor >= 0 {
+				if ctor := s.classMember(t, "constructor", 0, deps); ctor >= 0 {
 					s.link(u, ctor, c.Line)
 				}
 			}
@@ -169,7 +176,7 @@ func (s *scriptResolver) resolveDotted(f int, u int32, name string, hops int, de
 			}
 			return noScript
 		}
-		return scriptTarget{unit: s.classMember(cls, parts[1], 0), module: -1}
+		return scriptTarget{unit: s.classMember(cls, parts[1], 0, deps), module: -1}
 	case "super":
 		cls := s.enclosingClass(u)
 		if cls < 0 || len(s.bases[cls]) == 0 {
@@ -201,7 +208,7 @@ func (s *scriptResolver) members_(f int, t scriptTarget, rest []string, hops int
 		case t.module >= 0:
 			t = s.exportOf(t.module, p, hops, deps)
 		case t.unit >= 0:
-			t = scriptTarget{unit: s.classMember(t.unit, p, 0), module: -1}
+			t = scriptTarget{unit: s.classMember(t.unit, p, 0, deps), module: -1}
 		}
 		if !t.ok() {
 			return noScript
@@ -289,16 +296,20 @@ func (s *scriptResolver) exportOf(f int32, name string, hops int, deps map[int32
 	return noScript
 }
 
-// classMember finds a member of class (or object) c, then along its bases.
-func (s *scriptResolver) classMember(c int32, name string, depth int) int32 {
+// classMember finds a member of class (or object) c, then along its
+// bases; every class it looks in is a file the caller's resolution read.
+func (s *scriptResolver) classMember(c int32, name string, depth int, deps map[int32]bool) int32 {
 	if c < 0 || depth > maxHops {
 		return -1
+	}
+	if deps != nil {
+		deps[s.fileOf[c]] = true
 	}
 	if t, ok := s.members[scopeName{c, name}]; ok {
 		return t
 	}
 	for _, b := range s.bases[c] {
-		if t := s.classMember(b, name, depth+1); t >= 0 {
+		if t := s.classMember(b, name, depth+1, deps); t >= 0 {
 			return t
 		}
 	}
