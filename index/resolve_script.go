@@ -21,7 +21,7 @@ type scriptResolver struct {
 	bases   [][]int32 // class unit -> its resolved base classes
 	// baseDeps are, per file, the files resolving its classes' bases read.
 	baseDeps []map[int32]bool
-	specs   sync.Map  // specKey -> int32 file, -1 when outside the repo
+	specs    sync.Map // specKey -> int32 file, -1 when outside the repo
 }
 
 type specKey struct {
