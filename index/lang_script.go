@@ -47,6 +47,7 @@ const scriptQuery = `
 (class_declaration name: (_) @name) @class
 (method_definition name: (_) @name) @method
 (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression) (generator_function) (class) (object)] @value) @binding
+(variable_declarator name: (identifier) @name value: (call_expression function: (_) @fn arguments: (arguments [(arrow_function) (function_expression)] @value))) @wrapped
 (variable_declarator name: (_) @name value: (call_expression function: (identifier) @req arguments: (arguments . (string) @spec .))) @require
 (variable_declarator name: (identifier) @name value: (member_expression object: (call_expression function: (identifier) @req arguments: (arguments . (string) @spec .)) property: (_) @prop)) @require
 (assignment_expression left: (member_expression object: [(identifier) (member_expression)]) @left right: [(arrow_function) (function_expression) (generator_function) (class) (object) (identifier) (call_expression)] @value) @assign
@@ -92,7 +93,7 @@ const (
 var scriptRoles = map[string]bool{
 	"function": true, "class": true, "method": true, "binding": true, "require": true, "assign": true,
 	"pair": true, "newvar": true, "call": true, "import": true, "export": true, "field": true, "type": true,
-	"param": true, "typedfield": true, "jsx": true,
+	"param": true, "typedfield": true, "jsx": true, "wrapped": true,
 }
 
 // scriptExtraction is one script file's state on top of extraction.
@@ -102,6 +103,7 @@ type scriptExtraction struct {
 	// become units if they do.
 	objects map[uint32]*def
 	members []objectMember
+	wraps   map[uint32]bool // declarations already taken by wrapped
 }
 
 type objectMember struct {
@@ -110,7 +112,7 @@ type objectMember struct {
 }
 
 func extractScript(x *extraction) {
-	s := &scriptExtraction{extraction: x, objects: map[uint32]*def{}}
+	s := &scriptExtraction{extraction: x, objects: map[uint32]*def{}, wraps: map[uint32]bool{}}
 	for {
 		m, ok := x.qc.NextMatch()
 		if !ok {
@@ -154,6 +156,8 @@ func (s *scriptExtraction) match(m *sitter.QueryMatch, role string, n *sitter.No
 		s.method(m, n)
 	case "binding":
 		s.binding(m, n)
+	case "wrapped":
+		s.wrapped(m, n)
 	case "require":
 		s.require(m, n)
 	case "assign":
@@ -299,6 +303,25 @@ func (s *scriptExtraction) binding(m *sitter.QueryMatch, n *sitter.Node) {
 	default:
 		s.defs = append(s.defs, s.newDef(name, head, n, val))
 	}
+}
+
+// wrapped is a top-level "const f = wrap(..., (args) => body)": memo,
+// forwardRef, curry helpers and the like, whose result is the function
+// the argument defines. The signature is the declaration up to the call's
+// arguments.
+func (s *scriptExtraction) wrapped(m *sitter.QueryMatch, n *sitter.Node) {
+	name, fn := s.str(s.capture(m, "name")), s.capture(m, "fn")
+	if name == "" || fn == nil || s.wraps[n.StartByte()] || !topLevel(n.Parent()) {
+		return
+	}
+	s.wraps[n.StartByte()] = true // one match per function argument
+	head := n
+	if p := n.Parent(); p != nil && p.NamedChildCount() == 1 {
+		head = p
+	}
+	d := def{name: name, startByte: n.StartByte(), endByte: n.EndByte(), start: lineOf(n), end: endLineOf(n)}
+	d.sig = oneLine(strings.ToValidUTF8(string(s.span(head.StartByte(), fn.EndByte())), "?"), 160) + "(…)"
+	s.defs = append(s.defs, d)
 }
 
 // object notes a top-level object literal that becomes a unit if any of

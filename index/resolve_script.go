@@ -107,7 +107,7 @@ func (s *scriptResolver) resolveBases(f int) {
 	lo, hi := s.fileUnits(f)
 	for u := lo; u < hi; u++ {
 		for _, b := range s.raw[u].Bases {
-			if t := s.resolveDotted(f, s.parent[u], b, 0, deps); t.unit >= 0 && s.kind(t.unit) == KindClass {
+			if t := s.asValue(s.resolveDotted(f, s.parent[u], b, 0, deps), deps); t.unit >= 0 && s.kind(t.unit) == KindClass {
 				s.bases[u] = append(s.bases[u], t.unit)
 			}
 		}
@@ -152,11 +152,17 @@ func (s *scriptResolver) resolveCall(f int, u int32, name string, deps map[int32
 	if !scriptDotted(name) {
 		return -1
 	}
-	t := s.resolveDotted(f, u, name, 0, deps)
-	if t.unit < 0 && t.module >= 0 && !strings.Contains(name, ".") {
-		t = s.exportOf(t.module, "default", 0, deps) // a required module called as a function
+	return s.asValue(s.resolveDotted(f, u, name, 0, deps), deps).unit
+}
+
+// asValue is what a module stands for where a value is expected (called,
+// constructed, extended): its default export, which is module.exports
+// for CommonJS.
+func (s *scriptResolver) asValue(t scriptTarget, deps map[int32]bool) scriptTarget {
+	if t.unit < 0 && t.module >= 0 {
+		return s.exportOf(t.module, "default", 0, deps)
 	}
-	return t.unit
+	return t
 }
 
 // resolveDotted resolves a.b.c as written in unit u (or at the top of
@@ -206,7 +212,14 @@ func (s *scriptResolver) members_(f int, t scriptTarget, rest []string, hops int
 	for _, p := range rest {
 		switch {
 		case t.module >= 0:
-			t = s.exportOf(t.module, p, hops, deps)
+			mod := t.module
+			t = s.exportOf(mod, p, hops, deps)
+			if !t.ok() {
+				// module.exports = C: C's static members.
+				if d := s.exportOf(mod, "default", hops, deps); d.unit >= 0 {
+					t = scriptTarget{unit: s.classMember(d.unit, p, 0, deps), module: -1}
+				}
+			}
 		case t.unit >= 0:
 			t = scriptTarget{unit: s.classMember(t.unit, p, 0, deps), module: -1}
 		}
@@ -364,7 +377,7 @@ func (s *scriptResolver) typeUnit(f int, u int32, typ string, hops int, deps map
 	if !ok || hops > maxHops || !scriptDotted(name) {
 		return -1
 	}
-	t := s.resolveDotted(f, u, name, hops+1, deps)
+	t := s.asValue(s.resolveDotted(f, u, name, hops+1, deps), deps)
 	if t.unit >= 0 && s.kind(t.unit) == KindClass {
 		return t.unit
 	}

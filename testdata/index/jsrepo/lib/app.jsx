@@ -12,3 +12,7 @@ export function App() {
 function CartView({ cart, label }) {
   return <div title={label}>{cart.total}</div>;
 }
+
+export const FancyView = React.memo(function Fancy({ cart }) {
+  return <CartView cart={cart} label="fancy" />;
+}, (a, b) => a.cart === b.cart);
