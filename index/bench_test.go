@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -19,19 +20,34 @@ import (
 
 // Benchmarks run on real code: the Python standard library and, when the
 // Debian packages python3-django and python3-sympy are installed, Django
-// and SymPy. A missing corpus skips its benchmarks.
+// and SymPy; and TypeScript and JavaScript from npm packages that ship
+// their sources, unpacked under $SWE_ADEPT_NPM (see scripts/npm-corpora.sh).
+// A missing corpus skips its benchmarks.
 //
 //	go test ./index -run '^$' -bench . -benchtime 3x
-type corpus struct{ name, dir string }
+type corpus struct {
+	name, dir string
+	script    bool   // JavaScript and TypeScript rather than Python
+	hint      string // how to install it
+}
 
 func corpora() []corpus {
 	var cs []corpus
 	if dir, err := pythonStdlib(); err == nil {
-		cs = append(cs, corpus{"stdlib", dir})
+		cs = append(cs, corpus{name: "stdlib", dir: dir})
 	}
 	cs = append(cs,
-		corpus{"django", "/usr/lib/python3/dist-packages/django"},
-		corpus{"sympy", "/usr/lib/python3/dist-packages/sympy"})
+		corpus{name: "django", dir: "/usr/lib/python3/dist-packages/django", hint: "apt-get install python3-django"},
+		corpus{name: "sympy", dir: "/usr/lib/python3/dist-packages/sympy", hint: "apt-get install python3-sympy"})
+	npm := os.Getenv("SWE_ADEPT_NPM")
+	if npm == "" {
+		npm = filepath.Join(os.TempDir(), "swe-adept-npm")
+	}
+	hint := "scripts/npm-corpora.sh " + npm
+	cs = append(cs,
+		corpus{name: "rxjs", dir: filepath.Join(npm, "rxjs", "package", "src"), script: true, hint: hint},
+		corpus{name: "effect", dir: filepath.Join(npm, "effect", "package", "src"), script: true, hint: hint},
+		corpus{name: "webpack", dir: filepath.Join(npm, "webpack", "package", "lib"), script: true, hint: hint})
 	return cs
 }
 
@@ -61,7 +77,7 @@ func eachCorpus(b *testing.B, fn func(b *testing.B, c corpus)) {
 	for _, c := range corpora() {
 		b.Run(c.name, func(b *testing.B) {
 			if info, err := os.Stat(c.dir); err != nil || !info.IsDir() {
-				b.Skipf("corpus %s not found at %s (stdlib: python3; others: apt-get install python3-%s)", c.name, c.dir, c.name)
+				b.Skipf("corpus %s not found at %s (install it: %s)", c.name, c.dir, cmp.Or(c.hint, "python3"))
 			}
 			fn(b, c)
 		})
@@ -72,10 +88,10 @@ func eachCorpus(b *testing.B, fn func(b *testing.B, c corpus)) {
 // of the files Build parses, on one goroutine per CPU.
 func BenchmarkParseOnly(b *testing.B) {
 	eachCorpus(b, func(b *testing.B, c corpus) {
-		srcs := parsedSources(b, c.dir)
+		srcs := parsedSources(b, c)
 		var total int64
 		for _, s := range srcs {
-			total += int64(len(s))
+			total += int64(len(s.src))
 		}
 		b.SetBytes(total)
 		b.ResetTimer()
@@ -87,38 +103,55 @@ func BenchmarkParseOnly(b *testing.B) {
 	})
 }
 
-func parsedSources(b *testing.B, dir string) [][]byte {
-	cands, _, err := walk(context.Background(), dir, nil, discard())
+// source is one file to parse and its language.
+type source struct {
+	src  []byte
+	lang *language
+}
+
+func parsedSources(b *testing.B, c corpus) []source {
+	cands, _, err := walk(context.Background(), c.dir, nil, discard())
 	if err != nil {
 		b.Fatal(err)
 	}
-	var srcs [][]byte
-	for _, c := range cands {
-		src, err := os.ReadFile(c.abs)
-		if err != nil || sniff(src, nil) != "" || len(src) > DefaultMaxFileSize || c.lang != pythonLang {
+	var srcs []source
+	for _, cd := range cands {
+		src, err := os.ReadFile(cd.abs)
+		if err != nil || sniff(src, cd.lang) != "" || len(src) > DefaultMaxFileSize {
 			continue
 		}
-		srcs = append(srcs, src)
+		if c.script && isScript(cd.lang.name) || !c.script && cd.lang == pythonLang {
+			srcs = append(srcs, source{src, cd.lang})
+		}
 	}
 	return srcs
 }
 
-func parseAll(srcs [][]byte) {
-	eachSource(srcs, func() (func([]byte), func()) {
-		p := sitter.NewParser()
-		p.SetLanguage(pythonLang.grammar())
-		return func(s []byte) {
-			if t, err := p.ParseCtx(context.Background(), nil, s); err == nil {
-				t.Close()
+func parseAll(srcs []source) {
+	eachSource(srcs, func() (func(source), func()) {
+		ps := map[*language]*sitter.Parser{}
+		return func(s source) {
+				p := ps[s.lang]
+				if p == nil {
+					p = sitter.NewParser()
+					p.SetLanguage(s.lang.grammar())
+					ps[s.lang] = p
+				}
+				if t, err := p.ParseCtx(context.Background(), nil, s.src); err == nil {
+					t.Close()
+				}
+			}, func() {
+				for _, p := range ps {
+					p.Close()
+				}
 			}
-		}, p.Close
 	})
 }
 
 // eachSource hands the sources out to one goroutine per CPU, each running
 // the worker start makes and then its cleanup.
-func eachSource(srcs [][]byte, start func() (work func([]byte), done func())) {
-	next := make(chan []byte, len(srcs))
+func eachSource(srcs []source, start func() (work func(source), done func())) {
+	next := make(chan source, len(srcs))
 	for _, s := range srcs {
 		next <- s
 	}
@@ -185,6 +218,10 @@ func BenchmarkBuildIncremental(b *testing.B) {
 		opts := benchOpts(b)
 		ix := buildOrFail(b, dir, opts)
 		target := filepath.Join(dir, filepath.FromSlash(ix.Files()[len(ix.Files())/2].Path))
+		comment := "#"
+		if c.script {
+			comment = "//"
+		}
 		b.ResetTimer()
 		var cpu time.Duration
 		for i := 0; i < b.N; i++ {
@@ -193,7 +230,7 @@ func BenchmarkBuildIncremental(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			fmt.Fprintf(f, "\n# edit %d\n", i)
+			fmt.Fprintf(f, "\n%s edit %d\n", comment, i)
 			f.Close()
 			b.StartTimer()
 			c0 := processCPU()
@@ -251,15 +288,18 @@ func BenchmarkScan(b *testing.B) {
 
 func benchScan(b *testing.B, parseOnly bool) {
 	eachCorpus(b, func(b *testing.B, c corpus) {
-		srcs := parsedSources(b, c.dir)
+		if c.script {
+			b.Skip("the scanner is Python's")
+		}
+		srcs := parsedSources(b, c)
 		b.ResetTimer()
 		cpu := processCPU()
 		for i := 0; i < b.N; i++ {
-			eachSource(srcs, func() (func([]byte), func()) {
+			eachSource(srcs, func() (func(source), func()) {
 				p := newPyScanner()
 				p.parseOnly(parseOnly)
-				return func(s []byte) {
-					if _, _, err := p.scan(context.Background(), s); err != nil {
+				return func(s source) {
+					if _, _, err := p.scan(context.Background(), s.src); err != nil {
 						b.Error(err)
 					}
 				}, p.close
