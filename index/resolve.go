@@ -1,6 +1,7 @@
 package index
 
 import (
+	"math/bits"
 	"runtime"
 	"strings"
 	"sync"
@@ -237,12 +238,57 @@ func (r *resolver) eachFileWhere(want func(f int) bool, fn func(f int)) {
 
 // eachCallFile is eachFile over the files whose calls must be resolved.
 func (r *resolver) eachCallFile(lang string, fn func(f int)) {
-	r.eachFile(lang, func(f int) {
+	r.eachCallFileWhere(func(f int) bool { return r.files[f].Lang == lang }, fn)
+}
+
+// eachCallFileWhere is eachCallFile over the files that want picks.
+func (r *resolver) eachCallFileWhere(want func(f int) bool, fn func(f int)) {
+	r.eachFileWhere(want, func(f int) {
 		if r.keep == nil || !r.keep[f] {
 			r.files[f].loadCalls()
 			fn(f)
 		}
 	})
+}
+
+// enclosingClass is the nearest class around unit u, -1 if none.
+func (r *resolver) enclosingClass(u int32) int32 {
+	for s := u; s >= 0; s = r.parent[s] {
+		if r.kind(s) == KindClass {
+			return s
+		}
+	}
+	return -1
+}
+
+// depSet is a set of files, a bit each: the files one file's resolution
+// read. An edit to what one of them defines or imports may change how that
+// file resolves, and nothing else can. A nil set records nothing.
+type depSet []uint64
+
+func newDepSet(files int) depSet { return make(depSet, (files+63)/64) }
+
+func (d depSet) add(f int) {
+	if d != nil {
+		d[f>>6] |= 1 << (f & 63)
+	}
+}
+
+func (d depSet) addAll(fs []int32) {
+	for _, f := range fs {
+		d.add(int(f))
+	}
+}
+
+// list is the set's files in order.
+func (d depSet) list() []int32 {
+	var out []int32
+	for w, word := range d {
+		for ; word != 0; word &= word - 1 {
+			out = append(out, int32(w*64+bits.TrailingZeros64(word)))
+		}
+	}
+	return out
 }
 
 // fileUnits is the global index range of a file's units.

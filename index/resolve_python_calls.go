@@ -1,7 +1,6 @@
 package index
 
 import (
-	"math/bits"
 	"strings"
 )
 
@@ -163,36 +162,25 @@ type fileMemo struct {
 	names    map[string]pyTarget
 	modAttrs map[[2]string]pyTarget
 	members  map[scopeName]int32
-	deps     []uint64 // bit per file
+	deps     depSet
 }
 
 func newFileMemo(files int) *fileMemo {
 	return &fileMemo{names: map[string]pyTarget{}, modAttrs: map[[2]string]pyTarget{}, members: map[scopeName]int32{},
-		deps: make([]uint64, (files+63)/64)}
+		deps: newDepSet(files)}
 }
 
 // dep records that the lookups read file f.
 func (m *fileMemo) dep(f int) {
 	if m != nil {
-		m.deps[f>>6] |= 1 << (f & 63)
+		m.deps.add(f)
 	}
 }
 
 func (m *fileMemo) depAll(fs []int32) {
-	for _, f := range fs {
-		m.dep(int(f))
+	if m != nil {
+		m.deps.addAll(fs)
 	}
-}
-
-// depList is the recorded files in order.
-func (m *fileMemo) depList() []int32 {
-	var out []int32
-	for w, word := range m.deps {
-		for ; word != 0; word &= word - 1 {
-			out = append(out, int32(w*64+bits.TrailingZeros64(word)))
-		}
-	}
-	return out
 }
 
 func (p *pyResolver) classMemberMemo(c int32, name string, memo *fileMemo) int32 {
@@ -234,16 +222,6 @@ func (p *pyResolver) memberDFS(c int32, name string, seen []int32, memo *fileMem
 	for _, b := range p.bases[c] {
 		if m := p.memberDFS(b, name, seen, memo); m >= 0 {
 			return m
-		}
-	}
-	return -1
-}
-
-// enclosingClass is the nearest class around unit u, -1 if none.
-func (p *pyResolver) enclosingClass(u int32) int32 {
-	for s := u; s >= 0; s = p.parent[s] {
-		if p.kind(s) == KindClass {
-			return s
 		}
 	}
 	return -1
@@ -343,7 +321,7 @@ func (p *pyResolver) resolveBases(f int) {
 	var memo *fileMemo // made for the first class with bases
 	defer func() {
 		if memo != nil {
-			p.baseDeps[f] = memo.depList()
+			p.baseDeps[f] = memo.deps.list()
 		}
 	}()
 	for g := lo; g < hi; g++ {
@@ -375,7 +353,7 @@ func (p *pyResolver) resolveBases(f int) {
 func (p *pyResolver) resolveCalls(f int) {
 	lo, hi := p.fileUnits(f)
 	memo := newFileMemo(len(p.files))
-	defer func() { p.deps[f] = memo.depList() }()
+	defer func() { p.deps[f] = memo.deps.list() }()
 	p.collectModuleVars(f)
 	for g := lo; g < hi; g++ {
 		ru := p.raw[g]

@@ -2,6 +2,7 @@ package index
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -20,7 +21,7 @@ type scriptResolver struct {
 	exports [][]rawImport
 	bases   [][]int32 // class unit -> its resolved base classes
 	// baseDeps are, per file, the files resolving its classes' bases read.
-	baseDeps []map[int32]bool
+	baseDeps []depSet
 	specs    sync.Map // specKey -> int32 file, -1 when outside the repo
 }
 
@@ -28,7 +29,7 @@ type specKey struct {
 	dir, spec string
 }
 
-// target is what a name resolves to: a unit, or a whole module (an
+// scriptTarget is what a name resolves to: a unit, or a whole module (an
 // import * or a require).
 type scriptTarget struct {
 	unit   int32
@@ -41,7 +42,7 @@ func (t scriptTarget) ok() bool { return t.unit >= 0 || t.module >= 0 }
 
 func resolveScript(r *resolver) {
 	s := &scriptResolver{resolver: r, byPath: map[string]int32{}, binds: make([]map[string]rawImport, len(r.files)),
-		exports: make([][]rawImport, len(r.files)), bases: make([][]int32, len(r.units)), baseDeps: make([]map[int32]bool, len(r.files))}
+		exports: make([][]rawImport, len(r.files)), bases: make([][]int32, len(r.units)), baseDeps: make([]depSet, len(r.files))}
 	for fi, f := range r.files {
 		if isScript(f.Lang) {
 			s.byPath[f.Path] = int32(fi)
@@ -53,17 +54,12 @@ func resolveScript(r *resolver) {
 	s.attachAssigned()
 	s.each(s.bindImports)
 	s.each(s.resolveBases)
-	s.each(func(f int) {
-		if r.keep == nil || !r.keep[f] {
-			r.files[f].loadCalls()
-			s.resolveCalls(f)
-		}
-	})
+	s.eachCallFileWhere(s.isScriptFile, s.resolveCalls)
 }
 
-func (s *scriptResolver) each(fn func(f int)) {
-	s.eachFileWhere(func(f int) bool { return isScript(s.files[f].Lang) }, fn)
-}
+func (s *scriptResolver) isScriptFile(f int) bool { return isScript(s.files[f].Lang) }
+
+func (s *scriptResolver) each(fn func(f int)) { s.eachFileWhere(s.isScriptFile, fn) }
 
 // attachAssigned makes "C.prototype.m = function" and "C.m = function" a
 // member of C when C is defined at the top of the same file.
@@ -102,7 +98,7 @@ func (s *scriptResolver) bindImports(f int) {
 // resolveBases resolves each class's extends clause to a class of the
 // repository.
 func (s *scriptResolver) resolveBases(f int) {
-	deps := map[int32]bool{}
+	deps := newDepSet(len(s.files))
 	s.baseDeps[f] = deps
 	lo, hi := s.fileUnits(f)
 	for u := lo; u < hi; u++ {
@@ -115,10 +111,7 @@ func (s *scriptResolver) resolveBases(f int) {
 }
 
 func (s *scriptResolver) resolveCalls(f int) {
-	deps := map[int32]bool{}
-	for d := range s.baseDeps[f] {
-		deps[d] = true
-	}
+	deps := slices.Clone(s.baseDeps[f])
 	lo, hi := s.fileUnits(f)
 	for u := lo; u < hi; u++ {
 		ru := s.raw[u]
@@ -138,17 +131,11 @@ func (s *scriptResolver) resolveCalls(f int) {
 			}
 		}
 	}
-	list := make([]int32, 0, len(deps))
-	for d := range deps {
-		if int(d) != f {
-			list = append(list, d)
-		}
-	}
-	s.deps[f] = list
+	s.deps[f] = deps.list()
 }
 
 // resolveCall is the unit a call names, -1 if none in the repository.
-func (s *scriptResolver) resolveCall(f int, u int32, name string, deps map[int32]bool) int32 {
+func (s *scriptResolver) resolveCall(f int, u int32, name string, deps depSet) int32 {
 	if !scriptDotted(name) {
 		return -1
 	}
@@ -158,7 +145,7 @@ func (s *scriptResolver) resolveCall(f int, u int32, name string, deps map[int32
 // asValue is what a module stands for where a value is expected (called,
 // constructed, extended): its default export, which is module.exports
 // for CommonJS.
-func (s *scriptResolver) asValue(t scriptTarget, deps map[int32]bool) scriptTarget {
+func (s *scriptResolver) asValue(t scriptTarget, deps depSet) scriptTarget {
 	if t.unit < 0 && t.module >= 0 {
 		return s.exportOf(t.module, "default", 0, deps)
 	}
@@ -167,9 +154,8 @@ func (s *scriptResolver) asValue(t scriptTarget, deps map[int32]bool) scriptTarg
 
 // resolveDotted resolves a.b.c as written in unit u (or at the top of
 // file f when u is -1).
-func (s *scriptResolver) resolveDotted(f int, u int32, name string, hops int, deps map[int32]bool) scriptTarget {
+func (s *scriptResolver) resolveDotted(f int, u int32, name string, hops int, deps depSet) scriptTarget {
 	parts := strings.Split(name, ".")
-	var t scriptTarget
 	switch parts[0] {
 	case "this":
 		cls := s.enclosingClass(u)
@@ -178,7 +164,7 @@ func (s *scriptResolver) resolveDotted(f int, u int32, name string, hops int, de
 		}
 		if len(parts) > 2 {
 			if typ := s.fieldType(f, cls, parts[1], hops, deps); typ >= 0 {
-				return s.members_(f, scriptTarget{unit: typ, module: -1}, parts[2:], hops, deps)
+				return s.follow(f, scriptTarget{unit: typ, module: -1}, parts[2:], hops, deps)
 			}
 			return noScript
 		}
@@ -192,9 +178,9 @@ func (s *scriptResolver) resolveDotted(f int, u int32, name string, hops int, de
 		if len(parts) == 1 {
 			return scriptTarget{unit: base, module: -1}
 		}
-		return s.members_(f, scriptTarget{unit: base, module: -1}, parts[1:], hops, deps)
+		return s.follow(f, scriptTarget{unit: base, module: -1}, parts[1:], hops, deps)
 	}
-	t = s.resolveName(f, u, parts[0], hops, deps)
+	t := s.resolveName(f, u, parts[0], hops, deps)
 	if !t.ok() && len(parts) > 1 {
 		if typ := s.varType(f, u, parts[0], hops, deps); typ >= 0 {
 			t = scriptTarget{unit: typ, module: -1}
@@ -203,12 +189,12 @@ func (s *scriptResolver) resolveDotted(f int, u int32, name string, hops int, de
 	if !t.ok() {
 		return noScript
 	}
-	return s.members_(f, t, parts[1:], hops, deps)
+	return s.follow(f, t, parts[1:], hops, deps)
 }
 
-// members_ follows .a.b from t: a module's exports, a class's members
+// follow follows .a.b from t: a module's exports, a class's members
 // (along its bases), an object's or a function's attached members.
-func (s *scriptResolver) members_(f int, t scriptTarget, rest []string, hops int, deps map[int32]bool) scriptTarget {
+func (s *scriptResolver) follow(f int, t scriptTarget, rest []string, hops int, deps depSet) scriptTarget {
 	for _, p := range rest {
 		switch {
 		case t.module >= 0:
@@ -233,7 +219,7 @@ func (s *scriptResolver) members_(f int, t scriptTarget, rest []string, hops int
 // resolveName is a plain name as seen from unit u of file f: an enclosing
 // function's nested definition, a top-level definition, or an import.
 // Class bodies are not scopes: a method is reached through this.
-func (s *scriptResolver) resolveName(f int, u int32, name string, hops int, deps map[int32]bool) scriptTarget {
+func (s *scriptResolver) resolveName(f int, u int32, name string, hops int, deps depSet) scriptTarget {
 	for sc := u; sc >= 0; sc = s.parent[sc] {
 		if s.kind(sc) == KindClass || !s.hasMembers[sc] {
 			continue
@@ -262,13 +248,11 @@ func (s *scriptResolver) resolveName(f int, u int32, name string, hops int, deps
 // exportOf is what module f exports under name: an explicit export
 // statement, a top-level definition, a member of module.exports, or what
 // an "export * from" module exports.
-func (s *scriptResolver) exportOf(f int32, name string, hops int, deps map[int32]bool) scriptTarget {
+func (s *scriptResolver) exportOf(f int32, name string, hops int, deps depSet) scriptTarget {
 	if hops > maxHops {
 		return noScript
 	}
-	if deps != nil {
-		deps[f] = true
-	}
+	deps.add(int(f))
 	for _, e := range s.exports[f] {
 		if e.Alias != name {
 			continue
@@ -311,13 +295,11 @@ func (s *scriptResolver) exportOf(f int32, name string, hops int, deps map[int32
 
 // classMember finds a member of class (or object) c, then along its
 // bases; every class it looks in is a file the caller's resolution read.
-func (s *scriptResolver) classMember(c int32, name string, depth int, deps map[int32]bool) int32 {
+func (s *scriptResolver) classMember(c int32, name string, depth int, deps depSet) int32 {
 	if c < 0 || depth > maxHops {
 		return -1
 	}
-	if deps != nil {
-		deps[s.fileOf[c]] = true
-	}
+	deps.add(int(s.fileOf[c]))
 	if t, ok := s.members[scopeName{c, name}]; ok {
 		return t
 	}
@@ -329,18 +311,9 @@ func (s *scriptResolver) classMember(c int32, name string, depth int, deps map[i
 	return -1
 }
 
-func (s *scriptResolver) enclosingClass(u int32) int32 {
-	for sc := u; sc >= 0; sc = s.parent[sc] {
-		if s.kind(sc) == KindClass {
-			return sc
-		}
-	}
-	return -1
-}
-
 // varType is the class a local name holds: "x = new T()" or "x: T" in u
 // or a unit around it.
-func (s *scriptResolver) varType(f int, u int32, name string, hops int, deps map[int32]bool) int32 {
+func (s *scriptResolver) varType(f int, u int32, name string, hops int, deps depSet) int32 {
 	for sc := u; sc >= 0; sc = s.parent[sc] {
 		for _, v := range s.raw[sc].Vars {
 			if v.Name == name {
@@ -353,16 +326,12 @@ func (s *scriptResolver) varType(f int, u int32, name string, hops int, deps map
 
 // fieldType is the class this.name holds, from the class's field
 // declarations or an assignment in any of its methods.
-func (s *scriptResolver) fieldType(f int, cls int32, name string, hops int, deps map[int32]bool) int32 {
+func (s *scriptResolver) fieldType(f int, cls int32, name string, hops int, deps depSet) int32 {
 	key := "this." + name
-	for _, v := range s.raw[cls].Vars {
-		if v.Name == key {
-			return s.typeUnit(f, cls, v.Type, hops, deps)
-		}
-	}
-	// The class's methods follow it in source order.
+	// The class comes first, then its methods, which follow it in source
+	// order.
 	_, hi := s.fileUnits(f)
-	for m := cls + 1; m < hi && s.units[m].Start <= s.units[cls].End; m++ {
+	for m := cls; m < hi && s.units[m].Start <= s.units[cls].End; m++ {
 		for _, v := range s.raw[m].Vars {
 			if v.Name == key {
 				return s.typeUnit(f, m, v.Type, hops, deps)
@@ -372,7 +341,7 @@ func (s *scriptResolver) fieldType(f int, cls int32, name string, hops int, deps
 	return -1
 }
 
-func (s *scriptResolver) typeUnit(f int, u int32, typ string, hops int, deps map[int32]bool) int32 {
+func (s *scriptResolver) typeUnit(f int, u int32, typ string, hops int, deps depSet) int32 {
 	name, ok := strings.CutSuffix(typ, "{}")
 	if !ok || hops > maxHops || !scriptDotted(name) {
 		return -1
@@ -386,7 +355,7 @@ func (s *scriptResolver) typeUnit(f int, u int32, typ string, hops int, deps map
 
 // spec is the repository file a module specifier names from file f, -1
 // for packages and anything else outside the repository.
-func (s *scriptResolver) spec(f int, spec string, deps map[int32]bool) int32 {
+func (s *scriptResolver) spec(f int, spec string, deps depSet) int32 {
 	dir := path.Dir(s.files[f].Path)
 	key := specKey{dir, spec}
 	var t int32
@@ -396,8 +365,8 @@ func (s *scriptResolver) spec(f int, spec string, deps map[int32]bool) int32 {
 		t = s.lookupSpec(dir, spec)
 		s.specs.Store(key, t)
 	}
-	if t >= 0 && deps != nil {
-		deps[t] = true
+	if t >= 0 {
+		deps.add(int(t))
 	}
 	return t
 }
