@@ -148,10 +148,10 @@ func (s *scriptExtraction) role(m *sitter.QueryMatch) (string, *sitter.Node) {
 
 func (s *scriptExtraction) match(m *sitter.QueryMatch, role string, n *sitter.Node) {
 	switch role {
-	case "function":
-		s.function(s.str(s.capture(m, "name")), n, n)
-	case "class":
-		s.class(s.str(s.capture(m, "name")), n, n)
+	case "function", "class":
+		if name := s.str(s.capture(m, "name")); name != "" {
+			s.defs = append(s.defs, s.newDef(name, n, n, n))
+		}
 	case "method":
 		s.method(m, n)
 	case "binding":
@@ -191,9 +191,13 @@ func (s *scriptExtraction) str(n *sitter.Node) string {
 }
 
 // newDef is a definition spanning node, its signature the source from
-// head up to the body.
+// head up to fn's body; a class (fn a class node) also has its bases.
 func (s *scriptExtraction) newDef(name string, head, node, fn *sitter.Node) def {
 	d := def{name: name, startByte: node.StartByte(), endByte: node.EndByte(), start: lineOf(node), end: endLineOf(node)}
+	switch fn.Type() {
+	case "class", "class_declaration", "abstract_class_declaration":
+		d.class, d.bases = true, s.heritage(fn)
+	}
 	end := fn.EndByte()
 	if body := fn.ChildByFieldName("body"); body != nil {
 		end = body.StartByte()
@@ -203,23 +207,6 @@ func (s *scriptExtraction) newDef(name string, head, node, fn *sitter.Node) def 
 	}
 	d.sig = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(d.sig), "=>"))
 	return d
-}
-
-func (s *scriptExtraction) function(name string, head, fn *sitter.Node) {
-	if name == "" {
-		return
-	}
-	s.defs = append(s.defs, s.newDef(name, head, fn, fn))
-}
-
-func (s *scriptExtraction) class(name string, head, cls *sitter.Node) {
-	if name == "" {
-		return
-	}
-	d := s.newDef(name, head, cls, cls)
-	d.class = true
-	d.bases = s.heritage(cls)
-	s.defs = append(s.defs, d)
 }
 
 // heritage reads a class's extends clause: JavaScript puts the expression
@@ -287,15 +274,8 @@ func (s *scriptExtraction) binding(m *sitter.QueryMatch, n *sitter.Node) {
 	if name == "" || val == nil {
 		return
 	}
-	head := n
-	if p := n.Parent(); p != nil && p.NamedChildCount() == 1 {
-		head = p // "const f = ..." rather than "f = ..."
-	}
+	head := declHead(n)
 	switch val.Type() {
-	case "class":
-		d := s.newDef(name, head, n, val)
-		d.class, d.bases = true, s.heritage(val)
-		s.defs = append(s.defs, d)
 	case "object":
 		if topLevel(n.Parent()) {
 			s.object(name, head, n, val)
@@ -315,13 +295,19 @@ func (s *scriptExtraction) wrapped(m *sitter.QueryMatch, n *sitter.Node) {
 		return
 	}
 	s.wraps[n.StartByte()] = true // one match per function argument
-	head := n
-	if p := n.Parent(); p != nil && p.NamedChildCount() == 1 {
-		head = p
-	}
+	head := declHead(n)
 	d := def{name: name, startByte: n.StartByte(), endByte: n.EndByte(), start: lineOf(n), end: endLineOf(n)}
 	d.sig = oneLine(strings.ToValidUTF8(string(s.span(head.StartByte(), fn.EndByte())), "?"), 160) + "(…)"
 	s.defs = append(s.defs, d)
+}
+
+// declHead is where a declarator's signature starts: its declaration
+// when that declares nothing else ("const f = ..." rather than "f = ...").
+func declHead(n *sitter.Node) *sitter.Node {
+	if p := n.Parent(); p != nil && p.NamedChildCount() == 1 {
+		return p
+	}
+	return n
 }
 
 // object notes a top-level object literal that becomes a unit if any of
@@ -381,18 +367,9 @@ func (s *scriptExtraction) require(m *sitter.QueryMatch, n *sitter.Node) {
 	case "identifier":
 		s.addImport(rawImport{Module: spec, Name: "*", Alias: s.str(name), Line: line})
 	case "object_pattern":
-		for i := 0; i < int(name.NamedChildCount()); i++ {
-			c := name.NamedChild(i)
-			switch c.Type() {
-			case "shorthand_property_identifier_pattern":
-				s.addImport(rawImport{Module: spec, Name: s.str(c), Alias: s.str(c), Line: line})
-			case "pair_pattern":
-				k, v := c.ChildByFieldName("key"), c.ChildByFieldName("value")
-				if k != nil && v != nil && v.Type() == "identifier" {
-					s.addImport(rawImport{Module: spec, Name: s.str(k), Alias: s.str(v), Line: line})
-				}
-			}
-		}
+		s.eachNamePair(name, func(key, local string) {
+			s.addImport(rawImport{Module: spec, Name: key, Alias: local, Line: line})
+		})
 	}
 }
 
@@ -470,11 +447,7 @@ func (s *scriptExtraction) exportValue(name string, val, stmt *sitter.Node, line
 		if own == "" {
 			own = name
 		}
-		d := s.newDef(own, stmt, stmt, val)
-		if val.Type() == "class" {
-			d.class, d.bases = true, s.heritage(val)
-		}
-		s.defs = append(s.defs, d)
+		s.defs = append(s.defs, s.newDef(own, stmt, stmt, val))
 		if own != name {
 			s.addImport(rawImport{Level: scriptExportLocal, Name: own, Alias: name, Line: line})
 		}
@@ -484,15 +457,24 @@ func (s *scriptExtraction) exportValue(name string, val, stmt *sitter.Node, line
 // objectExports records "module.exports = { a, b: c }": shorthand and
 // name-valued properties export those names.
 func (s *scriptExtraction) objectExports(obj *sitter.Node, line int) {
+	s.eachNamePair(obj, func(key, local string) {
+		s.addImport(rawImport{Level: scriptExportLocal, Name: local, Alias: key, Line: line})
+	})
+}
+
+// eachNamePair calls fn with each "key: local" of an object literal or a
+// destructuring pattern whose value is a plain name; shorthand "a" is
+// "a: a". Other properties name no binding and are passed over.
+func (s *scriptExtraction) eachNamePair(obj *sitter.Node, fn func(key, local string)) {
 	for i := 0; i < int(obj.NamedChildCount()); i++ {
 		c := obj.NamedChild(i)
 		switch c.Type() {
-		case "shorthand_property_identifier":
-			s.addImport(rawImport{Level: scriptExportLocal, Name: s.str(c), Alias: s.str(c), Line: line})
-		case "pair":
+		case "shorthand_property_identifier", "shorthand_property_identifier_pattern":
+			fn(s.str(c), s.str(c))
+		case "pair", "pair_pattern":
 			k, v := c.ChildByFieldName("key"), c.ChildByFieldName("value")
 			if k != nil && v != nil && v.Type() == "identifier" {
-				s.addImport(rawImport{Level: scriptExportLocal, Name: s.str(v), Alias: s.str(k), Line: line})
+				fn(s.str(k), s.str(v))
 			}
 		}
 	}
