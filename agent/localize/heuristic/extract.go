@@ -188,19 +188,24 @@ func (c *collector) tracebacks(issue string) {
 	for i, m := range ms {
 		file := issue[m[2]:m[3]]
 		line, _ := strconv.Atoi(issue[m[4]:m[5]])
-		frame := len(ms) - i
-		if e := c.add(frameFile(file), EntryFile, m[0]); e != nil {
-			c.traceFrame(e, file, line, frame)
+		var fn string
+		if m[6] >= 0 && !strings.HasPrefix(issue[m[6]:m[7]], "<") { // <module>, <lambda>
+			fn = issue[m[6]:m[7]]
 		}
-		if m[6] >= 0 {
-			fn := issue[m[6]:m[7]]
-			if fn == "<module>" || strings.HasPrefix(fn, "<") {
-				continue
-			}
-			if e := c.add(fn, EntryTraceback, m[6]); e != nil {
-				c.traceFrame(e, file, line, frame)
-			}
-		}
+		c.frame(file, m[0], fn, m[6], line, len(ms)-i)
+	}
+}
+
+// frame adds one traceback frame: its file and, when named, its function.
+func (c *collector) frame(file string, filePos int, fn string, fnPos, line, frame int) {
+	if e := c.add(frameFile(file), EntryFile, filePos); e != nil {
+		c.traceFrame(e, file, line, frame)
+	}
+	if fn == "" {
+		return
+	}
+	if e := c.add(fn, EntryTraceback, fnPos); e != nil {
+		c.traceFrame(e, file, line, frame)
 	}
 }
 
@@ -214,20 +219,11 @@ func (c *collector) stackFrames(issue string) {
 			continue
 		}
 		line, _ := strconv.Atoi(issue[m[6]:m[7]])
-		frame := i + 1
-		if e := c.add(frameFile(file), EntryFile, m[4]); e != nil {
-			c.traceFrame(e, file, line, frame)
+		var fn string
+		if m[2] >= 0 && !strings.Contains(issue[m[2]:m[3]], "<") { // Object.<anonymous>
+			fn = strings.TrimPrefix(issue[m[2]:m[3]], "Object.")
 		}
-		if m[2] < 0 {
-			continue
-		}
-		fn := strings.TrimPrefix(issue[m[2]:m[3]], "Object.")
-		if fn == "" || strings.Contains(fn, "<") {
-			continue
-		}
-		if e := c.add(fn, EntryTraceback, m[2]); e != nil {
-			c.traceFrame(e, file, line, frame)
-		}
+		c.frame(file, m[4], fn, m[2], line, i+1)
 	}
 }
 

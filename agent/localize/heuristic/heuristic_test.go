@@ -11,22 +11,25 @@ import (
 	"github.com/swe-adept/swe-adept/index"
 )
 
-var (
-	heurShopOnce sync.Once
-	heurShopIx   *index.Index
-	heurShopErr  error
-)
-
-func heurShop(t testing.TB) *index.Index {
-	t.Helper()
-	heurShopOnce.Do(func() {
-		heurShopIx, heurShopErr = index.Build(context.Background(), "../../../testdata/localize/shop", index.Options{NoCache: true})
-	})
-	if heurShopErr != nil {
-		t.Fatal(heurShopErr)
+// sampleIndex indexes a sample repository once per test binary, for the
+// tests that read it.
+func sampleIndex(dir string) func(testing.TB) *index.Index {
+	var (
+		once sync.Once
+		ix   *index.Index
+		err  error
+	)
+	return func(t testing.TB) *index.Index {
+		t.Helper()
+		once.Do(func() { ix, err = index.Build(context.Background(), dir, index.Options{NoCache: true}) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ix
 	}
-	return heurShopIx
 }
+
+var heurShop = sampleIndex("../../../testdata/localize/shop")
 
 func htools(names ...string) []llm.Tool {
 	out := make([]llm.Tool, len(names))

@@ -2,44 +2,56 @@ package heuristic
 
 import (
 	"cmp"
-	"context"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/swe-adept/swe-adept/index"
-)
-
-var (
-	geoOnce sync.Once
-	geoIx   *index.Index
-	geoErr  error
 )
 
 // geoRepo is a made-up package with the places issues mislead a
 // localizer to: an example and a test that use the issue's words, a
 // vendored copy, a manager beside the module that does the work, a generic
 // writer beside a format's own, and a package __init__ that re-exports.
-func geoRepo(t testing.TB) *index.Index {
+var geoRepo = sampleIndex("testdata/geo")
+
+// rankCase is an issue and what its ranking must show.
+type rankCase struct {
+	name  string
+	issue string
+	file  string // must be the first file
+	fn    string // must be among the first five functions
+	fnTop int    // or among the first fnTop
+	below [2]string
+}
+
+// checkRanking localizes each case's issue in ix and checks its ranking.
+func checkRanking(t *testing.T, ix *index.Index, tests []rankCase) {
 	t.Helper()
-	geoOnce.Do(func() {
-		geoIx, geoErr = index.Build(context.Background(), "testdata/geo", index.Options{NoCache: true})
-	})
-	if geoErr != nil {
-		t.Fatal(geoErr)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, files, funcs := heurConverse(t, New(ix, nil), tc.issue)
+			if len(files) == 0 || len(funcs) == 0 {
+				t.Fatalf("empty ranking: files %v, functions %v", files, funcs)
+			}
+			if tc.file != "" && files[0] != tc.file {
+				t.Errorf("first file %s, want %s (files %v)", files[0], tc.file, files)
+			}
+			top := cmp.Or(tc.fnTop, 5)
+			if tc.fn != "" && !slices.Contains(funcs[:min(top, len(funcs))], tc.fn) {
+				t.Errorf("%s not among the first %d functions %v", tc.fn, top, funcs)
+			}
+			if a, b := tc.below[0], tc.below[1]; a != "" {
+				ia, ib := slices.Index(files, a), slices.Index(files, b)
+				if ia < 0 || (ib >= 0 && ib < ia) {
+					t.Errorf("%s (at %d) should rank above %s (at %d): %v", a, ia, b, ib, files)
+				}
+			}
+		})
 	}
-	return geoIx
 }
 
 func TestRankingRules(t *testing.T) {
-	tests := []struct {
-		name  string
-		issue string
-		file  string // must be the first file
-		fn    string // must be among the first five functions
-		fnTop int    // or among the first fnTop
-		below [2]string
-	}{
+	tests := []rankCase{
 		{
 			name: "names the issue's own code defines lead nowhere, the words still do",
 			issue: "Wrong total for my shapes\n\n```python\nclass MyShape:\n    def my_area(self):\n        return 3\n\n" +
@@ -105,28 +117,7 @@ func TestRankingRules(t *testing.T) {
 			below: [2]string{"geo/shapes.py", "geo/__init__.py"},
 		},
 	}
-	ix := geoRepo(t)
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, files, funcs := heurConverse(t, New(ix, nil), tc.issue)
-			if len(files) == 0 || len(funcs) == 0 {
-				t.Fatalf("empty ranking: files %v, functions %v", files, funcs)
-			}
-			if tc.file != "" && files[0] != tc.file {
-				t.Errorf("first file %s, want %s (files %v)", files[0], tc.file, files)
-			}
-			top := cmp.Or(tc.fnTop, 5)
-			if tc.fn != "" && !slices.Contains(funcs[:min(top, len(funcs))], tc.fn) {
-				t.Errorf("%s not among the first %d functions %v", tc.fn, top, funcs)
-			}
-			if a, b := tc.below[0], tc.below[1]; a != "" {
-				ia, ib := slices.Index(files, a), slices.Index(files, b)
-				if ia < 0 || (ib >= 0 && ib < ia) {
-					t.Errorf("%s (at %d) should rank above %s (at %d): %v", a, ia, b, ib, files)
-				}
-			}
-		})
-	}
+	checkRanking(t, geoRepo(t), tests)
 }
 
 // TestNeverEmpty: an issue whose every name is the reporter's own, in a

@@ -1,27 +1,12 @@
 package heuristic
 
-import (
-	"context"
-	"slices"
-	"testing"
-
-	"github.com/swe-adept/swe-adept/index"
-)
+import "testing"
 
 // TestScriptIssues localizes made-up issues in a made-up TypeScript shop:
 // the same rules as for Python, read from a stack trace, a quoted error
 // message, a spec file and the reporter's own script.
 func TestScriptIssues(t *testing.T) {
-	ix, err := index.Build(context.Background(), "testdata/shopts", index.Options{NoCache: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name, issue string
-		file        string // must be the first file
-		fn          string // must be among the first five functions
-		below       [2]string
-	}{
+	tests := []rankCase{
 		{
 			name: "a V8 stack trace, innermost frame first",
 			issue: "Crash at checkout\n\n```\nTypeError: Cannot read properties of undefined (reading 'toUpperCase')\n" +
@@ -55,26 +40,7 @@ func TestScriptIssues(t *testing.T) {
 			below: [2]string{"src/cart/cart.ts", "examples/checkout.ts"},
 		},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, files, funcs := heurConverse(t, New(ix, nil), tc.issue)
-			if len(files) == 0 || len(funcs) == 0 {
-				t.Fatalf("empty ranking: files %v, functions %v", files, funcs)
-			}
-			if files[0] != tc.file {
-				t.Errorf("first file %s, want %s (files %v)", files[0], tc.file, files)
-			}
-			if !slices.Contains(funcs[:min(5, len(funcs))], tc.fn) {
-				t.Errorf("%s not among the first five functions %v", tc.fn, funcs)
-			}
-			if a, b := tc.below[0], tc.below[1]; a != "" {
-				ia, ib := slices.Index(files, a), slices.Index(files, b)
-				if ia < 0 || (ib >= 0 && ib < ia) {
-					t.Errorf("%s (at %d) should rank above %s (at %d): %v", a, ia, b, ib, files)
-				}
-			}
-		})
-	}
+	checkRanking(t, sampleIndex("testdata/shopts")(t), tests)
 }
 
 func TestStackFrames(t *testing.T) {
