@@ -387,6 +387,13 @@ func (s *scriptResolver) lookupSpec(dir, spec string) int32 {
 // after index in a directory.
 var scriptExts = []string{".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"}
 
+// compiledExts are the extensions TypeScript's sources compile to, with
+// the source extensions to try in their place.
+var compiledExts = []struct {
+	from string
+	to   []string
+}{{".js", []string{".ts", ".tsx"}}, {".jsx", []string{".tsx"}}, {".mjs", []string{".mts"}}, {".cjs", []string{".cts"}}}
+
 // lookupFile finds the file a path names the way bundlers and TypeScript
 // do: as written, with an extension added, with a compiled extension
 // swapped for its source (".js" written for a ".ts" file), or as a
@@ -404,9 +411,9 @@ func (s *scriptResolver) lookupFile(p string) int32 {
 			return t
 		}
 	}
-	for from, to := range map[string][]string{".js": {".ts", ".tsx"}, ".jsx": {".tsx"}, ".mjs": {".mts"}, ".cjs": {".cts"}} {
-		if stem, ok := strings.CutSuffix(p, from); ok {
-			for _, ext := range to {
+	for _, sw := range compiledExts {
+		if stem, ok := strings.CutSuffix(p, sw.from); ok {
+			for _, ext := range sw.to {
 				if t, ok := s.byPath[stem+ext]; ok {
 					return t
 				}
