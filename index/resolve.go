@@ -204,6 +204,32 @@ func (r *resolver) resolvedCall(u int32, c *rawCall) {
 	r.counts[r.fileOf[u]].resolved += c.Count
 }
 
+// linkCalls resolves every call of file f's units, links what resolve
+// finds and counts the rest. Calling a class also links what ctor gives
+// for it, when ctor is set: the class is where a reader lands, its
+// constructor the code that runs.
+func (r *resolver) linkCalls(f int, resolve func(u int32, name string) int32, ctor func(class int32) int32) {
+	lo, hi := r.fileUnits(f)
+	for u := lo; u < hi; u++ {
+		ru := r.raw[u]
+		for i := range ru.Calls {
+			c := &ru.Calls[i]
+			t := resolve(u, c.Name)
+			if t < 0 {
+				r.unresolved(u, c)
+				continue
+			}
+			r.resolvedCall(u, c)
+			r.link(u, t, c.Line)
+			if ctor != nil && r.kind(t) == KindClass {
+				if m := ctor(t); m >= 0 {
+					r.link(u, m, c.Line)
+				}
+			}
+		}
+	}
+}
+
 // eachFile runs fn over the files of one language on the resolver's
 // workers. fn may write only to the units of its own file.
 func (r *resolver) eachFile(lang string, fn func(f int)) {

@@ -136,20 +136,7 @@ func (g *goResolver) packageName(dir, fallback string) string {
 }
 
 func (g *goResolver) resolveCalls(fi int) {
-	lo, hi := g.fileUnits(fi)
-	for u := lo; u < hi; u++ {
-		ru := g.raw[u]
-		for i := range ru.Calls {
-			c := &ru.Calls[i]
-			t := g.resolveCall(fi, u, c.Name)
-			if t < 0 {
-				g.unresolved(u, c)
-				continue
-			}
-			g.resolvedCall(u, c)
-			g.link(u, t, c.Line)
-		}
-	}
+	g.linkCalls(fi, func(u int32, name string) int32 { return g.resolveCall(fi, u, name) }, nil)
 }
 
 func (g *goResolver) resolveCall(fi int, u int32, name string) int32 {

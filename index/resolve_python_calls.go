@@ -351,28 +351,12 @@ func (p *pyResolver) resolveBases(f int) {
 // the class and, when it (or a base) defines one, its __init__: the class
 // is where a reader lands, the initializer is the code that runs.
 func (p *pyResolver) resolveCalls(f int) {
-	lo, hi := p.fileUnits(f)
 	memo := newFileMemo(len(p.files))
-	defer func() { p.deps[f] = memo.deps.list() }()
 	p.collectModuleVars(f)
-	for g := lo; g < hi; g++ {
-		ru := p.raw[g]
-		for i := range ru.Calls {
-			c := &ru.Calls[i]
-			t := p.resolveCall(f, g, c.Name, memo)
-			if t < 0 {
-				p.unresolved(g, c)
-				continue
-			}
-			p.resolvedCall(g, c)
-			p.link(g, t, c.Line)
-			if p.kind(t) == KindClass {
-				if init := p.classMemberMemo(t, "__init__", memo); init >= 0 {
-					p.link(g, init, c.Line)
-				}
-			}
-		}
-	}
+	p.linkCalls(f,
+		func(u int32, name string) int32 { return p.resolveCall(f, u, name, memo) },
+		func(c int32) int32 { return p.classMemberMemo(c, "__init__", memo) })
+	p.deps[f] = memo.deps.list()
 }
 
 func (p *pyResolver) resolveCall(f int, u int32, name string, memo *fileMemo) int32 {

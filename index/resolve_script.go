@@ -112,25 +112,9 @@ func (s *scriptResolver) resolveBases(f int) {
 
 func (s *scriptResolver) resolveCalls(f int) {
 	deps := slices.Clone(s.baseDeps[f])
-	lo, hi := s.fileUnits(f)
-	for u := lo; u < hi; u++ {
-		ru := s.raw[u]
-		for i := range ru.Calls {
-			c := &ru.Calls[i]
-			t := s.resolveCall(f, u, c.Name, deps)
-			if t < 0 {
-				s.unresolved(u, c)
-				continue
-			}
-			s.resolvedCall(u, c)
-			s.link(u, t, c.Line)
-			if s.kind(t) == KindClass {
-				if ctor := s.classMember(t, "constructor", 0, deps); ctor >= 0 {
-					s.link(u, ctor, c.Line)
-				}
-			}
-		}
-	}
+	s.linkCalls(f,
+		func(u int32, name string) int32 { return s.resolveCall(f, u, name, deps) },
+		func(c int32) int32 { return s.classMember(c, "constructor", 0, deps) })
 	s.deps[f] = deps.list()
 }
 
