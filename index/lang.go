@@ -19,9 +19,10 @@ type language struct {
 	// query is compiled once per parser goroutine (queries are not shared
 	// across threads by the bindings).
 	query string
-	// native languages are parsed and scanned by their own C scanner, which
-	// fills extraction.recs, instead of by query.
-	native bool
+	// scan names the C walker (scan.h) that parses and scans the
+	// language's files and fills extraction.recs; scanNone for a language
+	// read by query.
+	scan int
 	// extract turns one parsed file into raw units, calls and imports.
 	extract func(x *extraction)
 	// resolve links the calls of this language's files once every file is

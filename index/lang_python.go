@@ -11,8 +11,7 @@ var pythonLang = &language{
 	name:    "python",
 	exts:    []string{".py"},
 	grammar: python.GetLanguage,
-	// native: parsed and scanned in C (pyscan.go), not by a query.
-	native:  true,
+	scan:    scanPython,
 	extract: extractPython,
 	resolve: resolvePython,
 }
@@ -23,7 +22,7 @@ type decoration struct {
 	line  int
 }
 
-// extractPython reads the scanner's records (see pyscan.go) in document
+// extractPython reads the scanner's records (see scan_python.c) in document
 // order.
 func extractPython(x *extraction) {
 	decorated := map[uint32]decoration{} // definition start byte -> its decorators

@@ -14,7 +14,7 @@ import (
 type parser struct {
 	langs map[*language]*langParser
 	qc    *sitter.QueryCursor
-	py    *pyScanner // made on first use
+	sc    *scanner // made on first use
 	// Buffers for the cache record and interface digest of each file.
 	enc    encoder
 	digest digester
@@ -42,7 +42,7 @@ func getParser() *parser {
 }
 
 func putParser(p *parser) {
-	p.py.trim()
+	p.sc.trim()
 	select {
 	case idleParsers <- p:
 	default:
@@ -60,7 +60,7 @@ func (p *parser) close() {
 		lp.p.Close()
 	}
 	p.qc.Close()
-	p.py.close()
+	p.sc.close()
 }
 
 func (p *parser) forLang(l *language) (*langParser, error) {
@@ -101,7 +101,7 @@ func (p *parser) extractFile(ctx context.Context, l *language, path string, src 
 		// they were because newlines are untouched.
 		parsed = latin1ToUTF8(src)
 	}
-	if l.native {
+	if l.scan != scanNone {
 		return p.scanNative(ctx, l, rf, parsed)
 	}
 	lp, err := p.forLang(l)
@@ -123,12 +123,12 @@ func (p *parser) extractFile(ctx context.Context, l *language, path string, src 
 	return rf, nil
 }
 
-// scanNative parses and scans a file of a native language (Python).
+// scanNative parses and scans a file in C (scan.h).
 func (p *parser) scanNative(ctx context.Context, l *language, rf *rawFile, src []byte) (*rawFile, error) {
-	if p.py == nil {
-		p.py = newPyScanner()
+	if p.sc == nil {
+		p.sc = newScanner()
 	}
-	recs, hasError, err := p.py.scan(ctx, src)
+	recs, hasError, err := p.sc.scan(ctx, l.scan, src)
 	if err != nil {
 		return nil, fmt.Errorf("parse %s: %w", rf.Path, err)
 	}
