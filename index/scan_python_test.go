@@ -13,7 +13,7 @@ import (
 	"github.com/smacker/go-tree-sitter/python"
 )
 
-// The Python scanner (pyscan.go) must find what this tree-sitter query
+// The Python walker (scan_python.c) must find what this tree-sitter query
 // finds: the query states the rules plainly, the scanner is the fast way
 // to follow them. refExtractPython is the extractor that read the query.
 
