@@ -22,7 +22,7 @@ const (
 	cacheMagic = "SWEADIDX"
 	// cacheVersion changes whenever extraction or this layout changes, so
 	// an old cache is ignored rather than misread.
-	cacheVersion = 5
+	cacheVersion = 6
 )
 
 type encoder struct{ buf []byte }
