@@ -10,8 +10,10 @@ import (
 
 // language is everything the index knows about one programming language.
 // Adding a language means one more file that fills this in: its extensions,
-// its grammar, one tree-sitter query, the extractor that turns the query's
-// captures into raw units, and the resolver that links its calls.
+// its grammar, how its files are read (one tree-sitter query, or a C walker:
+// the script walker's table serves any grammar whose nodes the extractor
+// names), the extractor that turns what was read into raw units, and the
+// resolver that links its calls.
 type language struct {
 	name    string
 	exts    []string

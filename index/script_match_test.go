@@ -80,13 +80,7 @@ func queryMatches(t testing.TB, l *language, src []byte) []string {
 		t.Fatal(err)
 	}
 	defer q.Close()
-	p := sitter.NewParser()
-	defer p.Close()
-	p.SetLanguage(l.grammar())
-	tree, err := p.ParseCtx(context.Background(), nil, src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tree := refParse(t, l, src)
 	defer tree.Close()
 	qc := sitter.NewQueryCursor()
 	defer qc.Close()
@@ -189,9 +183,8 @@ func sameMatches(t testing.TB, sc *scanner, l *language, src []byte) {
 	}
 }
 
-// blankComments turns every comment into spaces, keeping its newlines (a
-// comment across lines ends a statement as a newline would).
-func blankComments(t testing.TB, l *language, src []byte) []byte {
+// refParse parses src with the library's own parser.
+func refParse(t testing.TB, l *language, src []byte) *sitter.Tree {
 	t.Helper()
 	p := sitter.NewParser()
 	defer p.Close()
@@ -200,6 +193,14 @@ func blankComments(t testing.TB, l *language, src []byte) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tree
+}
+
+// blankComments turns every comment into spaces, keeping its newlines (a
+// comment across lines ends a statement as a newline would).
+func blankComments(t testing.TB, l *language, src []byte) []byte {
+	t.Helper()
+	tree := refParse(t, l, src)
 	defer tree.Close()
 	out := slices.Clone(src)
 	var visit func(n *sitter.Node)
