@@ -247,7 +247,7 @@ func (s *scriptExtraction) wrapped(m *scriptMatch) {
 // declHead is where a declarator's signature starts: its declaration
 // when that declares nothing else ("const f = ..." rather than "f = ...").
 func (s *scriptExtraction) declHead(n snode) snode {
-	if p := s.t.parent(n); p != noNode && len(s.t.namedChildren(p)) == 1 {
+	if p := s.t.parent(n); p != noNode && s.t.soleNamedChild(p) != noNode {
 		return p
 	}
 	return n
@@ -371,9 +371,9 @@ func (s *scriptExtraction) exportValue(name string, val, stmt snode, line int) {
 		s.objectExports(val, line)
 		s.object("module.exports", stmt, stmt, val)
 	case t.kind(val) == kCallExpression:
-		args := t.namedChildren(t.child(val, fArguments))
-		if s.str(t.child(val, fFunction)) == "require" && len(args) == 1 {
-			if spec := unquote(s.str(args[0])); spec != "" {
+		arg := t.soleNamedChild(t.child(val, fArguments))
+		if s.str(t.child(val, fFunction)) == "require" && arg != noNode {
+			if spec := unquote(s.str(arg)); spec != "" {
 				s.addImport(rawImport{Level: scriptReexport, Module: spec, Name: "*", Line: line})
 				s.addImport(rawImport{Level: scriptReexport, Module: spec, Name: "default", Alias: "default", Line: line})
 			}

@@ -215,13 +215,8 @@ int scanner_run(scanner *s, int lang, const char *src, uint32_t n) {
 	if (tree) {
 		TSNode root = ts_tree_root_node(tree);
 		rc = ts_node_has_error(root) ? 1 : 0;
-		if (s->parse_only) {
-			// nothing more
-		} else if (lang == LANG_PYTHON) {
-			py_walk(s, root);
-		} else {
-			script_walk(s, lang, root);
-		}
+		if (!s->parse_only && lang == LANG_PYTHON) py_walk(s, root);
+		if (!s->parse_only && lang != LANG_PYTHON) script_walk(s, lang, root);
 	}
 	// An external scanner's own state is outside the arena; deleting the
 	// parser releases it.

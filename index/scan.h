@@ -110,18 +110,23 @@ void py_init(scanner *s);
 void py_walk(scanner *s, TSNode root);
 void script_walk(scanner *s, int lang, TSNode root);
 
-static inline void put(scanner *s, uint32_t v) {
-	if (s->len == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 4096;
-		uint32_t *b = realloc(s->buf, cap * sizeof(uint32_t));
-		if (!b) {
-			s->oom = 1;
-			return;
-		}
-		s->buf = b;
-		s->cap = cap;
+// reserve makes room for n more words; it sets oom if it cannot.
+static inline bool reserve(scanner *s, size_t n) {
+	if (s->cap - s->len >= n) return true;
+	size_t cap = s->cap ? 2 * s->cap : 4096;
+	while (cap - s->len < n) cap *= 2;
+	uint32_t *b = realloc(s->buf, cap * sizeof(uint32_t));
+	if (!b) {
+		s->oom = 1;
+		return false;
 	}
-	s->buf[s->len++] = v;
+	s->buf = b;
+	s->cap = cap;
+	return true;
+}
+
+static inline void put(scanner *s, uint32_t v) {
+	if (reserve(s, 1)) s->buf[s->len++] = v;
 }
 
 static inline void put_span(scanner *s, TSNode n) {

@@ -51,11 +51,7 @@ static uint32_t record(scanner *s, const scripttable *t, TSTreeCursor *cur, TSNo
 		TSFieldId f = ts_tree_cursor_current_field_id(cur);
 		field = f < t->nfields ? t->fields[f] : 0;
 	}
-	if (s->cap - s->len < NODE_WORDS) {
-		put(s, 0); // grows the buffer
-		if (s->oom) return NONE;
-		s->len--;
-	}
+	if (!reserve(s, NODE_WORDS)) return NONE;
 	uint32_t me = (uint32_t)(s->len / NODE_WORDS);
 	TSPoint sp = ts_node_start_point(n), ep = ts_node_end_point(n);
 	uint32_t *r = s->buf + s->len;

@@ -260,6 +260,14 @@ func (t stree) namedChildren(n snode) []snode {
 	return out
 }
 
+// soleNamedChild is n's named child if it has exactly one, else noNode.
+func (t stree) soleNamedChild(n snode) snode {
+	if first := t.namedChild(n, 0); first != noNode && t.namedChild(n, 1) == noNode {
+		return first
+	}
+	return noNode
+}
+
 // namedChild is n's i-th named child.
 func (t stree) namedChild(n snode, i int) snode {
 	found := noNode

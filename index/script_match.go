@@ -205,8 +205,8 @@ func (t stree) requireCall(call snode) (req, spec snode) {
 	if t.kind(req) != kIdentifier || t.kind(args) != kArguments {
 		return noNode, noNode
 	}
-	if list := t.namedChildren(args); len(list) == 1 && t.kind(list[0]) == kString {
-		return req, list[0]
+	if spec := t.soleNamedChild(args); t.kind(spec) == kString {
+		return req, spec
 	}
 	return noNode, noNode
 }
