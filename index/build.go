@@ -35,6 +35,10 @@ type Options struct {
 	Workers int
 	// Logger receives skipped files and cache problems; nil discards.
 	Logger *slog.Logger
+
+	// shards fixes the cache's shard count (see shardCount), for tests
+	// that need several shards on a small tree.
+	shards int
 }
 
 func (o Options) withDefaults() Options {
@@ -77,9 +81,10 @@ func Build(ctx context.Context, root string, opts Options) (*Index, error) {
 		return nil, fmt.Errorf("index %s: %w", abs, err)
 	}
 	tWalk, tExtract := wr.done, time.Now()
-	saved := cache.saveAsync(res)
+	lay := cache.layout(res)
+	saved := cache.saveAsync(res, lay)
 	ix := assemble(abs, res, opts.Workers, links)
-	savedLinks := links.saveAsync()
+	savedLinks := links.saveAsync(lay)
 	tAssemble := time.Now()
 	st := &ix.stats
 	st.Skipped = wr.skipped

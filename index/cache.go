@@ -14,49 +14,33 @@ import (
 // kept beside it (see linkSet) and reused only for files whose resolution
 // cannot have changed.
 //
-// The cache is split into cacheShards files by a hash of the path, loaded
-// in parallel; a build rewrites only the shards whose files changed, so
-// saving after one edit writes a sixteenth of the cache.
+// The cache is split into shards (see shardCount), loaded in parallel; a
+// build rewrites only the shards whose files changed.
 type fileCache struct {
 	base    string // every cache file's path begins with it (see cacheBase)
 	dirPath string // directory listings, see dirCache
 	maxSize int64
 	log     *slog.Logger
 	off     bool
+	fixed   int // Options.shards
+	// manifest reads the stored layout once, for the cache and the links.
+	manifest func() (*manifest, error)
 
 	done   chan struct{}
 	loaded bool // whether any shard loaded
-	shards [cacheShards]cacheShard
+	shards []cacheShard
 }
-
-const cacheShards = 16
 
 type cacheShard struct {
 	loaded  bool
 	entries map[string]cacheEntry
 }
 
-// shardOf is the shard a path's record lives in (FNV-1a).
-func shardOf(path string) int {
-	h := uint32(2166136261)
-	for i := 0; i < len(path); i++ {
-		h = (h ^ uint32(path[i])) * 16777619
-	}
-	return int(h % cacheShards)
-}
-
-// byShard lists, per shard, the indexes of the files it holds.
-func byShard(files []*rawFile) [][]int {
-	out := make([][]int, cacheShards)
-	for i, f := range files {
-		k := shardOf(f.Path)
-		out[k] = append(out[k], i)
-	}
-	return out
-}
-
-func (c *fileCache) shardPath(k int) string {
-	return fmt.Sprintf("%s.%02d.bin", c.base, k)
+// shardLayout is how a build saves: in n shards, and whether that is
+// another count than the stored one, so that every shard is rewritten.
+type shardLayout struct {
+	n       int
+	changed bool
 }
 
 type cacheEntry struct {
@@ -66,7 +50,7 @@ type cacheEntry struct {
 }
 
 func openCache(root string, opts Options) *fileCache {
-	c := &fileCache{maxSize: opts.MaxFileSize, log: opts.Logger, off: opts.NoCache, done: make(chan struct{})}
+	c := &fileCache{maxSize: opts.MaxFileSize, log: opts.Logger, off: opts.NoCache, fixed: opts.shards, done: make(chan struct{})}
 	if c.off {
 		close(c.done)
 		return c
@@ -80,18 +64,27 @@ func openCache(root string, opts Options) *fileCache {
 	}
 	c.base = base
 	c.dirPath = base + ".dirs"
+	c.manifest = sync.OnceValues(func() (*manifest, error) { return readManifest(base) })
 	go c.load() // overlaps with the walk
 	return c
 }
 
 func (c *fileCache) load() {
 	defer close(c.done)
+	m, err := c.manifest()
+	if err != nil {
+		c.log.Warn("index: cache ignored, rebuilding", "err", err)
+	}
+	if m == nil {
+		return
+	}
+	c.shards = make([]cacheShard, m.shards())
 	var wg sync.WaitGroup
 	for k := range c.shards {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c.shards[k] = c.loadShard(c.shardPath(k))
+			c.shards[k] = c.loadShard(cacheShardPath(c.base, len(c.shards), k))
 		}()
 	}
 	wg.Wait()
@@ -124,18 +117,16 @@ func (c *fileCache) storedBytes() int64 {
 	if c.off {
 		return 0
 	}
-	var n int64
-	for k := range c.shards {
-		if info, err := os.Stat(c.shardPath(k)); err == nil {
-			n += info.Size()
-		}
-	}
-	if n == 0 {
+	m, _ := c.manifest()
+	if m == nil {
 		return 0
 	}
-	for k := range c.shards {
-		if info, err := os.Stat(linkShardPath(c.base, k)); err == nil {
-			n += info.Size()
+	var n int64
+	for k := range m.shards() {
+		for _, path := range []string{cacheShardPath(c.base, m.shards(), k), linkShardPath(c.base, m.shards(), k)} {
+			if info, err := os.Stat(path); err == nil {
+				n += info.Size()
+			}
 		}
 	}
 	return n
@@ -145,7 +136,10 @@ func (c *fileCache) storedBytes() int64 {
 // content is unchanged.
 func (c *fileCache) lookup(rel, lang string, key fileKey) (*rawFile, []byte) {
 	c.wait()
-	e, ok := c.shards[shardOf(rel)].entries[rel]
+	if len(c.shards) == 0 {
+		return nil, nil
+	}
+	e, ok := c.shards[shardOf(rel, len(c.shards))].entries[rel]
 	if !ok || e.key.size != key.size || e.key.hash != key.hash || e.lang != lang {
 		return nil, nil
 	}
@@ -173,19 +167,36 @@ func (c *fileCache) kind(res *extractResult) string {
 	}
 }
 
-// saveAsync writes the shards whose files changed while resolution runs;
-// the channel yields the outcome.
-func (c *fileCache) saveAsync(res *extractResult) <-chan error {
+// layout is how this build saves: in the shard count its sources call
+// for (see shardCount).
+func (c *fileCache) layout(res *extractResult) shardLayout {
+	if c.off {
+		return shardLayout{}
+	}
+	<-c.done
+	var size int64
+	for _, k := range res.keys {
+		size += k.size
+	}
+	n := shardCount(size, len(c.shards))
+	if c.fixed > 0 {
+		n = c.fixed
+	}
+	return shardLayout{n: n, changed: n != len(c.shards)}
+}
+
+// saveAsync writes the shards whose files changed, every one if the
+// layout changed, while resolution runs; the channel yields the outcome.
+func (c *fileCache) saveAsync(res *extractResult, lay shardLayout) <-chan error {
 	out := make(chan error, 1)
 	if c.off {
 		out <- nil
 		return out
 	}
-	<-c.done // a tree with no files never waited for the load
-	files := byShard(res.files)
+	files := byShard(res.files, lay.n)
 	var dirty []int
 	for k := range files {
-		if !c.unchanged(k, files[k], res) {
+		if lay.changed || !c.unchanged(k, files[k], res) {
 			dirty = append(dirty, k)
 		}
 	}
@@ -196,9 +207,8 @@ func (c *fileCache) saveAsync(res *extractResult) <-chan error {
 	go func() {
 		var errs []error
 		for _, k := range dirty {
-			errs = append(errs, c.saveShard(k, files[k], res))
+			errs = append(errs, c.saveShard(cacheShardPath(c.base, lay.n, k), files[k], res))
 		}
-		_ = os.Remove(c.base + ".bin") // the single file of earlier versions
 		out <- errors.Join(errs...)
 	}()
 	return out
@@ -209,7 +219,7 @@ func (c *fileCache) saveAsync(res *extractResult) <-chan error {
 func (c *fileCache) unchanged(k int, files []int, res *extractResult) bool {
 	sh := &c.shards[k]
 	if !sh.loaded {
-		return len(files) == 0 && !fileExists(c.shardPath(k))
+		return len(files) == 0 && !fileExists(cacheShardPath(c.base, len(c.shards), k))
 	}
 	if len(sh.entries) != len(files) {
 		return false
@@ -228,8 +238,8 @@ func fileExists(path string) bool {
 	return err == nil
 }
 
-func (c *fileCache) saveShard(k int, files []int, res *extractResult) error {
-	err := writeAtomicFunc(c.shardPath(k), func(w io.Writer) error { return encodeCache(w, res, files, c.maxSize) })
+func (c *fileCache) saveShard(path string, files []int, res *extractResult) error {
+	err := writeAtomicFunc(path, func(w io.Writer) error { return encodeCache(w, res, files, c.maxSize) })
 	if err != nil {
 		return fmt.Errorf("index cache: %w", err)
 	}

@@ -83,7 +83,7 @@ func hasEdge(u *Unit, id string, rel Relation) bool {
 
 func TestCacheCorruptIsRebuilt(t *testing.T) {
 	dir := copyTree(t, filepath.Join("..", "testdata", "index", "pyrepo"))
-	opts := Options{CacheDir: t.TempDir()}
+	opts := Options{CacheDir: t.TempDir(), shards: maxShards}
 	built := buildT(t, dir, opts)
 	want := dump(built)
 	shards, _ := filepath.Glob(filepath.Join(opts.CacheDir, "index-*.*.bin"))
@@ -92,9 +92,9 @@ func TestCacheCorruptIsRebuilt(t *testing.T) {
 	}
 	// The victim is the shard holding the most files; corrupting it alone
 	// re-parses its files and nothing else.
-	inShard := make([]int, cacheShards)
+	inShard := make([]int, maxShards)
 	for _, f := range built.Files() {
-		inShard[shardOf(f.Path)]++
+		inShard[shardOf(f.Path, maxShards)]++
 	}
 	victim := 0
 	for k, n := range inShard {

@@ -23,7 +23,7 @@ import (
 // file added or removed, a new go.mod module path) resolves every file, as
 // a cold build does.
 //
-// Like the cache, the links are split into cacheShards files by path, and
+// Like the cache, the links are split into shards by path, and
 // a build rewrites only the shards holding files it resolved. Unlike the
 // cache's, the shards must come from one consistent state: each carries
 // the stamp of the save that wrote it, and a manifest, written after them,
@@ -33,11 +33,12 @@ import (
 //
 //	shard:    magic "SWEADLNK" | version | cache version | max size |
 //	          root base | go module | program | stamp | files | CRC-32C
-//	manifest: magic "SWEADLMF" | version | stamp per shard | CRC-32C
+//
+// The manifest (see encodeManifest) also gives the shard count.
 const (
 	linksMagic    = "SWEADLNK"
 	manifestMagic = "SWEADLMF"
-	linksVersion  = 4
+	linksVersion  = 5
 )
 
 var crc64Table = crc64.MakeTable(crc64.ECMA)
@@ -55,7 +56,7 @@ type linkFile struct {
 // linkSet is every shard's files, in path order, and the shards' stamps.
 type linkSet struct {
 	files  []linkFile
-	stamps [cacheShards]uint64
+	stamps []uint64
 }
 
 // linkInputs are what resolution depends on besides the files. The
@@ -260,39 +261,6 @@ func decodeLinks(data []byte, in linkInputs) ([]linkFile, uint64, error) {
 	return files, stamp, nil
 }
 
-// encodeManifest writes the stamp each shard must have.
-func encodeManifest(w io.Writer, stamps *[cacheShards]uint64) error {
-	out := &summed{w: w}
-	e := &encoder{}
-	e.buf = append(e.buf, manifestMagic...)
-	e.uint(linksVersion)
-	for _, s := range stamps {
-		e.uint(s)
-	}
-	if _, err := out.Write(e.buf); err != nil {
-		return err
-	}
-	return out.close()
-}
-
-func decodeManifest(data []byte) (stamps [cacheShards]uint64, err error) {
-	body, err := checkedBody(data, manifestMagic)
-	if err != nil {
-		return stamps, err
-	}
-	d := &decoder{buf: body, all: frozen(body)}
-	if v := d.uint(); v != linksVersion {
-		return stamps, fmt.Errorf("links manifest version %d, want %d", v, linksVersion)
-	}
-	for k := range stamps {
-		stamps[k] = d.uint()
-	}
-	if d.err == nil && len(d.buf) != 0 {
-		d.fail()
-	}
-	return stamps, d.err
-}
-
 // apply gives file f's units their stored links, after the contains edges
 // the resolver already made. It reports false if the entry does not fit.
 func (ls *linkSet) apply(r *resolver, f int, lf *linkFile) bool {
@@ -397,30 +365,23 @@ func readsChanged(f *rawFile, deps []int32, changed []uint64, changedDirs map[st
 	return false
 }
 
-// loadLinks reads every shard of the links at base. Any shard missing,
-// unreadable or not the one the manifest names makes the whole set
-// unusable: resolution then starts over.
-func loadLinks(base string, in linkInputs) (*linkSet, error) {
-	data, err := os.ReadFile(manifestPath(base))
-	if os.IsNotExist(err) {
+// loadLinks reads every shard of the links at base that m lists. Any
+// shard missing, unreadable or not the one the manifest names makes the
+// whole set unusable: resolution then starts over.
+func loadLinks(base string, in linkInputs, m *manifest) (*linkSet, error) {
+	if m == nil {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	want, err := decodeManifest(data)
-	if err != nil {
-		return nil, fmt.Errorf("links manifest: %w", err)
-	}
-	var shards [cacheShards][]linkFile
-	var stamps [cacheShards]uint64
-	var errs [cacheShards]error
+	n := m.shards()
+	shards := make([][]linkFile, n)
+	stamps := make([]uint64, n)
+	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for k := range shards {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			data, err := os.ReadFile(linkShardPath(base, k))
+			data, err := os.ReadFile(linkShardPath(base, n, k))
 			if err == nil {
 				shards[k], stamps[k], err = decodeLinks(data, in)
 			}
@@ -428,9 +389,9 @@ func loadLinks(base string, in linkInputs) (*linkSet, error) {
 		}()
 	}
 	wg.Wait()
-	ls := &linkSet{stamps: want}
+	ls := &linkSet{stamps: m.stamps}
 	for k, err := range errs {
-		if err == nil && stamps[k] != want[k] {
+		if err == nil && stamps[k] != m.stamps[k] {
 			err = errors.New("written by another save than the manifest's")
 		}
 		if err != nil {
@@ -440,10 +401,4 @@ func loadLinks(base string, in linkInputs) (*linkSet, error) {
 	}
 	slices.SortFunc(ls.files, func(a, b linkFile) int { return strings.Compare(a.path, b.path) })
 	return ls, nil
-}
-
-func manifestPath(base string) string { return base + ".links" }
-
-func linkShardPath(base string, k int) string {
-	return fmt.Sprintf("%s.%02d.links", base, k)
 }

@@ -34,18 +34,18 @@ type linkStore struct {
 // save writes the dirty shards under a new stamp, then the manifest. A
 // save that fails part way leaves the manifest naming other shards than
 // those on disk, so the next build resolves every file.
-func (ls *linkStore) save(files [][]int, dirty []bool) error {
-	var stamps [cacheShards]uint64
-	if ls.prev != nil {
-		stamps = ls.prev.stamps
+func (ls *linkStore) save(files [][]int, dirty []bool, lay shardLayout) error {
+	m := &manifest{stamps: make([]uint64, lay.n)}
+	if ls.prev != nil && !lay.changed {
+		copy(m.stamps, ls.prev.stamps)
 	}
 	stamp := rand.Uint64()
 	for k := range files {
 		if !dirty[k] {
 			continue
 		}
-		stamps[k] = stamp
-		err := writeAtomicFunc(linkShardPath(ls.path, k), func(w io.Writer) error {
+		m.stamps[k] = stamp
+		err := writeAtomicFunc(linkShardPath(ls.path, lay.n, k), func(w io.Writer) error {
 			return encodeLinks(w, ls.in, stamp, ls.r, files[k], ls.keys, ls.iface, ls.prev, ls.keep)
 		})
 		if err != nil {
@@ -53,9 +53,13 @@ func (ls *linkStore) save(files [][]int, dirty []bool) error {
 			return fmt.Errorf("index links: %w", err)
 		}
 	}
-	err := writeAtomicFunc(manifestPath(ls.path), func(w io.Writer) error { return encodeManifest(w, &stamps) })
+	err := writeAtomicFunc(manifestPath(ls.path), func(w io.Writer) error { return encodeManifest(w, m) })
 	if err != nil {
 		return fmt.Errorf("index links: %w", err)
+	}
+	if lay.changed {
+		// Only once the manifest names the new shards may the old go.
+		return removeOtherLayouts(ls.path, lay.n)
 	}
 	return nil
 }
@@ -73,7 +77,8 @@ func openLinks(root string, c *fileCache, opts Options) *linkStore {
 	ls.path = c.base
 	go func() {
 		ls.in.goModule, ls.in.scripts, ls.in.program = readGoModule(root), readScriptConfig(root), programID()
-		prev, err := loadLinks(ls.path, ls.in)
+		m, _ := c.manifest() // the cache's load reports a bad one
+		prev, err := loadLinks(ls.path, ls.in, m)
 		ls.loaded <- loadedLinks{prev, err}
 	}()
 	return ls
@@ -159,10 +164,11 @@ func applyLinks(r *resolver, prev *linkSet, keep []bool) bool {
 	return !failed.Load()
 }
 
-// saveAsync writes the links file unless this build reused all of it.
-func (ls *linkStore) saveAsync() <-chan error {
+// saveAsync writes the links shards this build changed, every one if the
+// layout changed, unless it reused all of them.
+func (ls *linkStore) saveAsync(lay shardLayout) <-chan error {
 	out := make(chan error, 1)
-	if ls.path == "" || ls.r == nil || !ls.dirty {
+	if ls.path == "" || ls.r == nil || !ls.dirty && !lay.changed {
 		out <- nil
 		return out
 	}
@@ -176,12 +182,12 @@ func (ls *linkStore) saveAsync() <-chan error {
 		}
 		// Every shard is written after a full resolution, empty ones too,
 		// since loading needs them all.
-		files := byShard(ls.r.files)
-		dirty := make([]bool, cacheShards)
+		files := byShard(ls.r.files, lay.n)
+		dirty := make([]bool, lay.n)
 		for k, in := range files {
-			dirty[k] = ls.keep == nil || slices.ContainsFunc(in, func(i int) bool { return !ls.keep[i] })
+			dirty[k] = lay.changed || ls.keep == nil || slices.ContainsFunc(in, func(i int) bool { return !ls.keep[i] })
 		}
-		out <- ls.save(files, dirty)
+		out <- ls.save(files, dirty, lay)
 	}()
 	return out
 }

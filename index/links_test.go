@@ -118,7 +118,7 @@ type cachedBuilds struct {
 
 func newCachedBuilds(t *testing.T) *cachedBuilds {
 	b := &cachedBuilds{}
-	b.opts = Options{CacheDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&b.log, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	b.opts = Options{CacheDir: t.TempDir(), shards: maxShards, Logger: slog.New(slog.NewTextHandler(&b.log, &slog.HandlerOptions{Level: slog.LevelDebug}))}
 	return b
 }
 
@@ -215,11 +215,11 @@ func TestLinksFollowGoEdits(t *testing.T) {
 
 func TestLinksCorruptIsIgnored(t *testing.T) {
 	dir := copyTree(t, filepath.Join("..", "testdata", "index", "pyrepo"))
-	opts := Options{CacheDir: t.TempDir()}
+	opts := Options{CacheDir: t.TempDir(), shards: maxShards}
 	want := dump(buildT(t, dir, opts))
 	files, _ := filepath.Glob(filepath.Join(opts.CacheDir, "index-*.*.links"))
-	if len(files) != cacheShards {
-		t.Fatalf("want %d links shards in %s, got %v", cacheShards, opts.CacheDir, files)
+	if len(files) != maxShards {
+		t.Fatalf("want %d links shards in %s, got %v", maxShards, opts.CacheDir, files)
 	}
 	// Corrupt the largest shard.
 	var victim string
