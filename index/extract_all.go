@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"hash/crc32"
-	"os"
 	"slices"
 	"sort"
 	"sync"
@@ -111,7 +110,7 @@ func collect(jobs []*job, opts Options) (*extractResult, error) {
 }
 
 func extractOne(ctx context.Context, p *parser, c *candidate, cache *fileCache, opts Options) extractOut {
-	src, err := os.ReadFile(c.abs)
+	src, err := readSource(c.abs, c.size)
 	if err != nil {
 		opts.Logger.Warn("index: unreadable file", "path", c.rel, "err", err)
 		return extractOut{skip: SkipUnreadable}
