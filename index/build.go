@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 	"time"
 )
 
@@ -68,11 +69,18 @@ func Build(ctx context.Context, root string, opts Options) (*Index, error) {
 	}
 	cache := openCache(abs, opts)
 	links := openLinks(abs, cache, opts)
-	if stored := cache.storedBytes(); stored > 0 {
-		// The sources weigh about twice their stored extraction.
-		defer holdGC(3 * stored)()
+	// The sources weigh about twice their stored extraction; a build with
+	// nothing stored is budgeted for its sources once the walk has sized
+	// them (see gcHold).
+	stored := cache.storedBytes()
+	gc := holdGC(3 * stored)
+	defer gc.release()
+	sized := func(total int64) {
+		if stored == 0 {
+			gc.grow(total)
+		}
 	}
-	wr := startWalk(ctx, abs, openDirCache(cache.dirPath, opts.Logger), opts.Logger)
+	wr := startWalk(ctx, abs, openDirCache(cache.dirPath, opts.Logger), opts.Logger, sized)
 	res, err := extractAll(ctx, wr.q, cache, opts)
 	if wr.err != nil {
 		return nil, fmt.Errorf("index %s: %w", abs, wr.err)
@@ -121,12 +129,19 @@ type walkRun struct {
 	done    time.Time
 }
 
-func startWalk(ctx context.Context, root string, dirs *dirCache, log *slog.Logger) *walkRun {
+// startWalk walks root in the background; sized receives the candidates'
+// total size before the queue closes.
+func startWalk(ctx context.Context, root string, dirs *dirCache, log *slog.Logger, sized func(int64)) *walkRun {
 	w := &walkRun{q: newFileQueue()}
 	go func() {
 		defer w.q.close()
-		_, w.skipped, w.err = walkFound(ctx, root, dirs, log, w.q.push)
+		var total atomic.Int64
+		_, w.skipped, w.err = walkFound(ctx, root, dirs, log, func(c candidate) {
+			total.Add(c.size)
+			w.q.push(c)
+		})
 		w.done = time.Now()
+		sized(total.Load())
 		if w.err == nil {
 			if err := dirs.save(); err != nil {
 				log.Warn("index: directory cache not saved", "err", err)

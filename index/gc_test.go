@@ -28,11 +28,15 @@ func TestHoldGCRestoresSettings(t *testing.T) {
 	if _, l := gcSettings(); l != first+loadBudget(20<<20) {
 		t.Errorf("a second build's budget adds to the first: limit %d, want %d", l, first+loadBudget(20<<20))
 	}
-	inner()
+	inner.grow(5 << 20)
+	if _, l := gcSettings(); l != first+loadBudget(20<<20)+4*(5<<20) {
+		t.Errorf("a grown budget: limit %d, want %d", l, first+loadBudget(20<<20)+4*(5<<20))
+	}
+	inner.release()
 	if p, l := gcSettings(); p >= 0 || l != first {
 		t.Errorf("after the inner build: percent %d, limit %d; want off with limit %d", p, l, first)
 	}
-	outer()
+	outer.release()
 	if p, l := gcSettings(); p != percent || l != limit {
 		t.Errorf("after both builds: percent %d, limit %d; want %d and %d restored", p, l, percent, limit)
 	}
@@ -45,11 +49,12 @@ func TestHoldGCKeepsAUserLimit(t *testing.T) {
 	old := debug.SetMemoryLimit(1 << 40)
 	defer debug.SetMemoryLimit(old)
 	percent, _ := gcSettings()
-	release := holdGC(10 << 20)
+	held := holdGC(10 << 20)
+	held.grow(10 << 20)
 	if p, l := gcSettings(); p != percent || l != 1<<40 {
 		t.Errorf("held under a set limit: percent %d, limit %d; want both untouched", p, l)
 	}
-	release()
+	held.release()
 	if p, l := gcSettings(); p != percent || l != 1<<40 {
 		t.Errorf("released: percent %d, limit %d; want both untouched", p, l)
 	}
