@@ -76,8 +76,12 @@ func Build(ctx context.Context, root string, opts Options) (*Index, error) {
 	gc := holdGC(3 * stored)
 	defer gc.release()
 	sized := func(total int64) {
-		if stored == 0 {
+		switch {
+		case stored > 0:
+		case coldFits(total):
 			gc.grow(total)
+		default:
+			gc.release()
 		}
 	}
 	wr := startWalk(ctx, abs, openDirCache(cache.dirPath, opts.Logger), opts.Logger, sized)

@@ -17,12 +17,12 @@ import (
 // build holding them ends.
 //
 // A cold build allocates about nine times its sources and keeps about
-// twice them; collecting as it goes cost it 8-15% of its time on
-// JavaScript trees of a few MB. It is held from the start with the margin
-// alone, and once the walk has sized the sources, with a budget for them
-// as well. The budget stays above what the build keeps, so the collector
-// never runs back to back, and a tree of up to some 30 MB of source builds
-// without collecting at all; the heap's peak grows by the margin at most.
+// twice them; collecting as it goes cost it 8-15% of its time on trees
+// of a few MB. It is held from the start with the margin alone; once the
+// walk has sized the sources, a build whose whole allocation fits the
+// budget for them (up to some 12 MB of source) keeps the hold and never
+// collects, while a larger one lets go and collects as usual: it would
+// collect under the hold anyway, only later, with a higher peak.
 var gcHold struct {
 	sync.Mutex
 	holders    int
@@ -39,6 +39,10 @@ var userTunedGC = sync.OnceValue(func() bool {
 // loadBudget is the heap a build may grow to before collecting: a margin
 // over four times the bytes it loads, which is about what they become.
 func loadBudget(loaded int64) int64 { return 64<<20 + 4*loaded }
+
+// coldFits is whether a cold build of src bytes of sources, allocating
+// about nine times that, stays within the budget for them.
+func coldFits(src int64) bool { return 9*src <= loadBudget(src) }
 
 // gcHeld is one build's hold on the collector.
 type gcHeld struct {
@@ -75,12 +79,12 @@ func holdGC(loaded int64) *gcHeld {
 
 // grow adds budget for loaded more bytes to the hold.
 func (h *gcHeld) grow(loaded int64) {
-	if !h.active || loaded <= 0 {
-		return
-	}
 	g := &gcHold
 	g.Lock()
 	defer g.Unlock()
+	if !h.active || loaded <= 0 {
+		return
+	}
 	h.budget += 4 * loaded
 	g.budget += 4 * loaded
 	debug.SetMemoryLimit(g.budget)
@@ -88,13 +92,13 @@ func (h *gcHeld) grow(loaded int64) {
 
 // release ends the hold; the last one restores the settings.
 func (h *gcHeld) release() {
+	g := &gcHold
+	g.Lock()
+	defer g.Unlock()
 	if !h.active {
 		return
 	}
 	h.active = false
-	g := &gcHold
-	g.Lock()
-	defer g.Unlock()
 	g.holders--
 	g.budget -= h.budget
 	if g.holders > 0 {

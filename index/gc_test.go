@@ -59,3 +59,33 @@ func TestHoldGCKeepsAUserLimit(t *testing.T) {
 		t.Errorf("released: percent %d, limit %d; want both untouched", p, l)
 	}
 }
+
+func TestColdFits(t *testing.T) {
+	for _, c := range []struct {
+		src  int64
+		want bool
+	}{{0, true}, {4 << 20, true}, {12 << 20, true}, {13 << 20, false}, {100 << 20, false}} {
+		if got := coldFits(c.src); got != c.want {
+			t.Errorf("coldFits(%d MB) = %v, want %v", c.src>>20, got, c.want)
+		}
+	}
+}
+
+func TestHoldGCReleaseTwice(t *testing.T) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOGC or GOMEMLIMIT is set, which the builds leave alone")
+	}
+	percent, limit := gcSettings()
+	outer := holdGC(0)
+	inner := holdGC(0)
+	inner.release()
+	inner.release() // a build that let go early and then ends
+	inner.grow(1 << 20)
+	if p, _ := gcSettings(); p >= 0 {
+		t.Errorf("the outer hold was released by the inner one twice: percent %d", p)
+	}
+	outer.release()
+	if p, l := gcSettings(); p != percent || l != limit {
+		t.Errorf("after both: percent %d, limit %d; want %d and %d restored", p, l, percent, limit)
+	}
+}
