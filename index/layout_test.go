@@ -125,3 +125,38 @@ func TestSmallTreeHasOneShard(t *testing.T) {
 		}
 	}
 }
+
+// TestLinksFailedSaveKeepsCache checks that links that cannot be saved
+// cost the next build a full resolution, not the cache.
+func TestLinksFailedSaveKeepsCache(t *testing.T) {
+	dir := copyTree(t, filepath.Join("..", "testdata", "index", "pyrepo"))
+	b := newCachedBuilds(t)
+	b.opts.shards = 1
+	first, _ := b.build(t, dir)
+	total := first.Stats().Files
+	base, err := cacheBase(dir, b.opts.CacheDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A directory where the links shard goes makes its save fail.
+	shard := linkShardPath(base, 1, 0)
+	if err := os.Remove(shard); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(shard, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	appendTo("pkg/base.py", "# x\n")(t, dir)
+	b.build(t, dir)
+	if !strings.Contains(b.log.String(), "resolved calls not saved") {
+		t.Fatalf("the links save should have failed; log:\n%s", b.log.String())
+	}
+	if err := os.Remove(shard); err != nil {
+		t.Fatal(err)
+	}
+	ix, n := b.build(t, dir)
+	if st := ix.Stats(); st.Cache != "warm" || n != total {
+		t.Errorf("after a failed links save: cache %s with %d of %d files resolved, want warm with all", st.Cache, n, total)
+	}
+	sameAsFresh(t, "after a failed links save", dir, ix)
+}

@@ -32,8 +32,9 @@ type linkStore struct {
 }
 
 // save writes the dirty shards under a new stamp, then the manifest. A
-// save that fails part way leaves the manifest naming other shards than
-// those on disk, so the next build resolves every file.
+// save that fails part way writes a manifest naming a stamp no shard has
+// for every shard it meant to write, so the next build resolves every
+// file but still finds the cache, whose layout the manifest gives.
 func (ls *linkStore) save(files [][]int, dirty []bool, lay shardLayout) error {
 	m := &manifest{stamps: make([]uint64, lay.n)}
 	if ls.prev != nil && !lay.changed {
@@ -49,7 +50,7 @@ func (ls *linkStore) save(files [][]int, dirty []bool, lay shardLayout) error {
 			return encodeLinks(w, ls.in, stamp, ls.r, files[k], ls.keys, ls.iface, ls.prev, ls.keep)
 		})
 		if err != nil {
-			_ = os.Remove(manifestPath(ls.path))
+			ls.saveBroken(m, dirty, stamp, lay)
 			return fmt.Errorf("index links: %w", err)
 		}
 	}
@@ -62,6 +63,24 @@ func (ls *linkStore) save(files [][]int, dirty []bool, lay shardLayout) error {
 		return removeOtherLayouts(ls.path, lay.n)
 	}
 	return nil
+}
+
+// saveBroken writes a manifest under which the shards this save meant to
+// write do not load, or if it cannot, removes the manifest.
+func (ls *linkStore) saveBroken(m *manifest, dirty []bool, stamp uint64, lay shardLayout) {
+	broken := stamp + 1
+	for k := range m.stamps {
+		if dirty[k] {
+			m.stamps[k] = broken
+		}
+	}
+	if writeAtomicFunc(manifestPath(ls.path), func(w io.Writer) error { return encodeManifest(w, m) }) != nil {
+		_ = os.Remove(manifestPath(ls.path))
+		return
+	}
+	if lay.changed {
+		_ = removeOtherLayouts(ls.path, lay.n)
+	}
 }
 
 // openLinks starts loading the stored links of root, which overlaps with
