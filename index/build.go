@@ -76,12 +76,8 @@ func Build(ctx context.Context, root string, opts Options) (*Index, error) {
 	gc := holdGC(3 * stored)
 	defer gc.release()
 	sized := func(total int64) {
-		switch {
-		case stored > 0:
-		case coldFits(total):
-			gc.grow(total)
-		default:
-			gc.release()
+		if stored == 0 {
+			gc.sizedCold(total)
 		}
 	}
 	wr := startWalk(ctx, abs, openDirCache(cache.dirPath, opts.Logger), opts.Logger, sized)

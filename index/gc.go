@@ -44,6 +44,17 @@ func loadBudget(loaded int64) int64 { return 64<<20 + 4*loaded }
 // about nine times that, stays within the budget for them.
 func coldFits(src int64) bool { return 9*src <= loadBudget(src) }
 
+// sizedCold settles a cold build's hold once its sources are known to
+// weigh src bytes: it grows the hold if the build fits the budget for
+// them, and lets go of it if not.
+func (h *gcHeld) sizedCold(src int64) {
+	if coldFits(src) {
+		h.grow(src)
+	} else {
+		h.release()
+	}
+}
+
 // gcHeld is one build's hold on the collector.
 type gcHeld struct {
 	budget int64

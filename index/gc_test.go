@@ -89,3 +89,23 @@ func TestHoldGCReleaseTwice(t *testing.T) {
 		t.Errorf("after both: percent %d, limit %d; want %d and %d restored", p, l, percent, limit)
 	}
 }
+
+func TestHoldGCSizedCold(t *testing.T) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOGC or GOMEMLIMIT is set, which the builds leave alone")
+	}
+	percent, limit := gcSettings()
+	small := holdGC(0)
+	_, before := gcSettings()
+	small.sizedCold(4 << 20)
+	if _, l := gcSettings(); l != before+4*(4<<20) {
+		t.Errorf("a small cold build's budget: limit %d, want %d", l, before+4*(4<<20))
+	}
+	small.release()
+	large := holdGC(0)
+	large.sizedCold(100 << 20)
+	if p, l := gcSettings(); p != percent || l != limit {
+		t.Errorf("a large cold build kept its hold: percent %d, limit %d; want %d and %d", p, l, percent, limit)
+	}
+	large.release()
+}
