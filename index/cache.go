@@ -36,13 +36,6 @@ type cacheShard struct {
 	entries map[string]cacheEntry
 }
 
-// shardLayout is how a build saves: in n shards, and whether that is
-// another count than the stored one, so that every shard is rewritten.
-type shardLayout struct {
-	n       int
-	changed bool
-}
-
 type cacheEntry struct {
 	key  fileKey
 	lang string
@@ -63,7 +56,7 @@ func openCache(root string, opts Options) *fileCache {
 		return c
 	}
 	c.base = base
-	c.dirPath = base + ".dirs"
+	c.dirPath = dirCachePath(base)
 	c.manifest = sync.OnceValues(func() (*manifest, error) { return readManifest(base) })
 	go c.load() // overlaps with the walk
 	return c
@@ -173,7 +166,7 @@ func (c *fileCache) layout(res *extractResult) shardLayout {
 	if c.off {
 		return shardLayout{}
 	}
-	<-c.done
+	c.wait() // a tree with no files never waited for the load
 	var size int64
 	for _, k := range res.keys {
 		size += k.size

@@ -36,6 +36,13 @@ func shardCount(srcBytes int64, stored int) int {
 	return n
 }
 
+// shardLayout is how a build saves: in n shards, and whether that is
+// another count than the stored one, so that every shard is rewritten.
+type shardLayout struct {
+	n       int
+	changed bool
+}
+
 // shardOf is the shard of n a path's records live in (FNV-1a).
 func shardOf(path string, n int) int {
 	h := uint32(2166136261)
@@ -67,6 +74,9 @@ func linkShardPath(base string, n, k int) string {
 
 func manifestPath(base string) string { return base + ".links" }
 
+// dirCachePath is where the directory listings are kept (see dirCache).
+func dirCachePath(base string) string { return base + ".dirs" }
+
 // manifest is the layout of the stored shards: their count, and the stamp
 // each links shard must carry (see linkSet).
 type manifest struct {
@@ -89,6 +99,11 @@ func readManifest(base string) (*manifest, error) {
 		return nil, fmt.Errorf("links manifest: %w", err)
 	}
 	return m, nil
+}
+
+// writeManifest replaces the manifest at base with m.
+func writeManifest(base string, m *manifest) error {
+	return writeAtomicFunc(manifestPath(base), func(w io.Writer) error { return encodeManifest(w, m) })
 }
 
 // encodeManifest writes the layout, after every shard it names:
@@ -145,10 +160,11 @@ func removeOtherLayouts(base string, n int) error {
 		return fmt.Errorf("clean %s: %w", dir, err)
 	}
 	keep := fmt.Sprintf("%s%d-", prefix, n)
+	stay := map[string]bool{filepath.Base(manifestPath(base)): true, filepath.Base(dirCachePath(base)): true}
 	for _, e := range entries {
 		name := e.Name()
 		rest, ok := strings.CutPrefix(name, prefix)
-		if !ok || strings.HasPrefix(name, keep) || rest == "links" || rest == "dirs" {
+		if !ok || strings.HasPrefix(name, keep) || stay[name] {
 			continue
 		}
 		if rest == "bin" || strings.HasSuffix(rest, ".bin") || strings.HasSuffix(rest, ".links") {

@@ -54,8 +54,7 @@ func (ls *linkStore) save(files [][]int, dirty []bool, lay shardLayout) error {
 			return fmt.Errorf("index links: %w", err)
 		}
 	}
-	err := writeAtomicFunc(manifestPath(ls.path), func(w io.Writer) error { return encodeManifest(w, m) })
-	if err != nil {
+	if err := writeManifest(ls.path, m); err != nil {
 		return fmt.Errorf("index links: %w", err)
 	}
 	if lay.changed {
@@ -74,7 +73,7 @@ func (ls *linkStore) saveBroken(m *manifest, dirty []bool, stamp uint64, lay sha
 			m.stamps[k] = broken
 		}
 	}
-	if writeAtomicFunc(manifestPath(ls.path), func(w io.Writer) error { return encodeManifest(w, m) }) != nil {
+	if writeManifest(ls.path, m) != nil {
 		_ = os.Remove(manifestPath(ls.path))
 		return
 	}
