@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -253,19 +252,6 @@ func BenchmarkBuildIncremental(b *testing.B) {
 		}
 		b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 	})
-}
-
-// backdate sets the times of everything under dir to t.
-func backdate(b *testing.B, dir string, t time.Time) {
-	err := filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Chtimes(p, t, t)
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
 }
 
 func buildOrFail(b *testing.B, dir string, opts Options) *Index {

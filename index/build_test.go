@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -38,6 +39,21 @@ func copyTree(t testing.TB, src string) string {
 		t.Fatalf("copy %s: %v", src, err)
 	}
 	return dst
+}
+
+// backdate sets the times of everything under dir to when, as in a
+// checkout whose directories the walk may take from its listing cache.
+func backdate(t testing.TB, dir string, when time.Time) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(p, when, when)
+	})
+	if err != nil {
+		t.Fatalf("backdate %s: %v", dir, err)
+	}
 }
 
 // dump renders an index as the golden text: one unit per line, its edges

@@ -200,14 +200,7 @@ func TestWalkReusesDirectoryListings(t *testing.T) {
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{"a/m.py": "", "a/b/n.py": "", "c.py": ""})
 	old := time.Now().Add(-time.Hour)
-	backdate := func() {
-		for _, d := range []string{root, filepath.Join(root, "a"), filepath.Join(root, "a", "b")} {
-			if err := os.Chtimes(d, old, old); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	backdate()
+	backdate(t, root, old)
 	cachePath := filepath.Join(t.TempDir(), "dirs")
 	list := func() string {
 		dc := openDirCache(cachePath, discard())
@@ -231,7 +224,7 @@ func TestWalkReusesDirectoryListings(t *testing.T) {
 	// A file added behind the cache's back (the directory's mtime put
 	// back) stays unseen: proof the listing came from the cache.
 	writeFiles(t, root, map[string]string{"a/b/hidden.py": ""})
-	backdate()
+	backdate(t, root, old)
 	if got := list(); got != "a/b/n.py a/m.py c.py" {
 		t.Fatalf("walk with cached listings: %q", got)
 	}
