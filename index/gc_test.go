@@ -14,10 +14,17 @@ func gcSettings() (percent int, limit int64) {
 	return percent, debug.SetMemoryLimit(-1)
 }
 
-func TestHoldGCRestoresSettings(t *testing.T) {
+// skipIfUserTunedGC skips a test of the hold when the user's GOGC or
+// GOMEMLIMIT makes the builds leave the collector alone.
+func skipIfUserTunedGC(t *testing.T) {
+	t.Helper()
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		t.Skip("GOGC or GOMEMLIMIT is set, which the builds leave alone")
 	}
+}
+
+func TestHoldGCRestoresSettings(t *testing.T) {
+	skipIfUserTunedGC(t)
 	percent, limit := gcSettings()
 	outer := holdGC(10 << 20)
 	if p, l := gcSettings(); p >= 0 || l == math.MaxInt64 || l < loadBudget(10<<20) {
@@ -43,9 +50,7 @@ func TestHoldGCRestoresSettings(t *testing.T) {
 }
 
 func TestHoldGCKeepsAUserLimit(t *testing.T) {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		t.Skip("GOGC or GOMEMLIMIT is set, which the builds leave alone")
-	}
+	skipIfUserTunedGC(t)
 	old := debug.SetMemoryLimit(1 << 40)
 	defer debug.SetMemoryLimit(old)
 	percent, _ := gcSettings()
@@ -72,9 +77,7 @@ func TestColdFits(t *testing.T) {
 }
 
 func TestHoldGCReleaseTwice(t *testing.T) {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		t.Skip("GOGC or GOMEMLIMIT is set, which the builds leave alone")
-	}
+	skipIfUserTunedGC(t)
 	percent, limit := gcSettings()
 	outer := holdGC(0)
 	inner := holdGC(0)
@@ -91,9 +94,7 @@ func TestHoldGCReleaseTwice(t *testing.T) {
 }
 
 func TestHoldGCSizedCold(t *testing.T) {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		t.Skip("GOGC or GOMEMLIMIT is set, which the builds leave alone")
-	}
+	skipIfUserTunedGC(t)
 	percent, limit := gcSettings()
 	small := holdGC(0)
 	_, before := gcSettings()
