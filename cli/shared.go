@@ -23,8 +23,8 @@ import (
 	"github.com/swe-adept/swe-adept/agent/models"
 	"github.com/swe-adept/swe-adept/agent/resolve"
 	"github.com/swe-adept/swe-adept/agent/run"
-	"github.com/swe-adept/swe-adept/agent/sandbox"
 	"github.com/swe-adept/swe-adept/agent/swebench"
+	"github.com/swe-adept/swe-adept/sandbox"
 	"github.com/swe-adept/swe-adept/tui"
 	"github.com/swe-adept/swe-adept/vcs"
 )

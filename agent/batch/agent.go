@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/swe-adept/swe-adept/agent/sandbox"
+	"github.com/swe-adept/swe-adept/sandbox"
 	"io/fs"
 	"os"
 	"path/filepath"

@@ -8,7 +8,7 @@ package resolve
 import (
 	"context"
 	"fmt"
-	"github.com/swe-adept/swe-adept/agent/sandbox"
+	"github.com/swe-adept/swe-adept/sandbox"
 	"os"
 	"time"
 

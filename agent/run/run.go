@@ -22,8 +22,8 @@ import (
 	"github.com/swe-adept/swe-adept/agent/localize"
 	"github.com/swe-adept/swe-adept/agent/resolve"
 	"github.com/swe-adept/swe-adept/agent/runfolder"
-	"github.com/swe-adept/swe-adept/agent/sandbox"
 	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/sandbox"
 	"github.com/swe-adept/swe-adept/vcs"
 )
 

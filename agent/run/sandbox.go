@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/swe-adept/swe-adept/agent/event"
-	"github.com/swe-adept/swe-adept/agent/sandbox"
+	"github.com/swe-adept/swe-adept/sandbox"
 )
 
 // sandbox prepares the confinement of the agent's shell for the workspace

@@ -14,7 +14,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/localize"
-	"github.com/swe-adept/swe-adept/agent/sandbox"
+	"github.com/swe-adept/swe-adept/sandbox"
 )
 
 // TestConfinedRunLeavesNoTrace: a scripted run whose commands try every
