@@ -8,9 +8,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/swe-adept/swe-adept/agent/atomicfile"
 	"github.com/swe-adept/swe-adept/agent/export"
 	"github.com/swe-adept/swe-adept/agent/replay"
+	"github.com/swe-adept/swe-adept/internal/atomicfile"
 )
 
 func init() {

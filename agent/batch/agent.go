@@ -10,12 +10,12 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/swe-adept/swe-adept/agent/atomicfile"
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/models"
 	"github.com/swe-adept/swe-adept/agent/run"
 	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/internal/atomicfile"
 )
 
 // AgentRunner resolves each instance with a whole run (localization, then

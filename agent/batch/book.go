@@ -12,9 +12,9 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/swe-adept/swe-adept/agent/atomicfile"
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/swebench"
+	"github.com/swe-adept/swe-adept/internal/atomicfile"
 )
 
 // Summary is OUT/summary.json.

@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/swe-adept/swe-adept/agent/atomicfile"
 	"github.com/swe-adept/swe-adept/agent/swebench"
+	"github.com/swe-adept/swe-adept/internal/atomicfile"
 )
 
 // Record is one finished instance, saved as runs/<id>/done.json.

@@ -13,11 +13,11 @@ import (
 	"os"
 	"strings"
 
-	"github.com/swe-adept/swe-adept/agent/atomicfile"
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/tool"
 	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/internal/atomicfile"
 )
 
 // DefaultMaxIterations is the paper's limit on search turns per issue.

@@ -10,11 +10,11 @@ import (
 	"slices"
 	"time"
 
-	"github.com/swe-adept/swe-adept/agent/atomicfile"
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/resolve"
 	"github.com/swe-adept/swe-adept/agent/tool"
+	"github.com/swe-adept/swe-adept/internal/atomicfile"
 	"github.com/swe-adept/swe-adept/vcs"
 )
 

@@ -9,10 +9,10 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/swe-adept/swe-adept/agent/atomicfile"
 	"github.com/swe-adept/swe-adept/agent/localize"
 	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/agent/tool"
+	"github.com/swe-adept/swe-adept/internal/atomicfile"
 	"github.com/swe-adept/swe-adept/memory"
 	"github.com/swe-adept/swe-adept/vcs"
 )

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/swe-adept/swe-adept/agent/atomicfile"
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/hyp"
 	"github.com/swe-adept/swe-adept/agent/llm"
@@ -17,6 +16,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/resolve"
 	"github.com/swe-adept/swe-adept/agent/tool"
 	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/internal/atomicfile"
 	"github.com/swe-adept/swe-adept/memory"
 	"github.com/swe-adept/swe-adept/vcs"
 )
