@@ -9,8 +9,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/swe-adept/swe-adept/agent/batch"
 	"github.com/swe-adept/swe-adept/agent/localize"
+	"github.com/swe-adept/swe-adept/eval/batch"
 )
 
 func init() {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swe-adept/swe-adept/agent/batch"
+	"github.com/swe-adept/swe-adept/eval/batch"
 	"github.com/swe-adept/swe-adept/internal/testtree"
 )
 

@@ -5,7 +5,7 @@ import (
 	"flag"
 	"os"
 
-	"github.com/swe-adept/swe-adept/agent/batch"
+	"github.com/swe-adept/swe-adept/eval/batch"
 )
 
 func init() {

@@ -19,11 +19,11 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/swe-adept/swe-adept/agent/batch"
 	"github.com/swe-adept/swe-adept/agent/models"
 	"github.com/swe-adept/swe-adept/agent/resolve"
 	"github.com/swe-adept/swe-adept/agent/run"
 	"github.com/swe-adept/swe-adept/agent/swebench"
+	"github.com/swe-adept/swe-adept/eval/batch"
 	"github.com/swe-adept/swe-adept/sandbox"
 	"github.com/swe-adept/swe-adept/tui"
 	"github.com/swe-adept/swe-adept/vcs"
