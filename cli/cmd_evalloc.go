@@ -11,7 +11,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/localize"
 	"github.com/swe-adept/swe-adept/agent/localize/heuristic"
 	"github.com/swe-adept/swe-adept/agent/models"
-	"github.com/swe-adept/swe-adept/agent/swebench"
+	"github.com/swe-adept/swe-adept/eval/swebench"
 )
 
 func init() {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swe-adept/swe-adept/agent/swebench"
+	"github.com/swe-adept/swe-adept/eval/swebench"
 )
 
 // mirror makes a bare mirror of a small Python repository under repos/acme/shop

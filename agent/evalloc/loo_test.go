@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/swe-adept/swe-adept/agent/localize/heuristic"
-	"github.com/swe-adept/swe-adept/agent/swebench"
+	"github.com/swe-adept/swe-adept/eval/swebench"
 )
 
 func hit(id string, file3, func5 bool) swebench.Score {

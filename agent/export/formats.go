@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/swe-adept/swe-adept/agent/event"
-	"github.com/swe-adept/swe-adept/agent/swebench"
+	"github.com/swe-adept/swe-adept/eval/swebench"
 )
 
 // Formats export knows, as the --format flag names them.

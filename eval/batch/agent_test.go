@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/swe-adept/swe-adept/agent/export"
-	"github.com/swe-adept/swe-adept/agent/swebench"
+	"github.com/swe-adept/swe-adept/eval/swebench"
 )
 
 var runSample = filepath.Join("..", "..", "testdata", "run")

@@ -20,7 +20,7 @@ import (
 
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/runfolder"
-	"github.com/swe-adept/swe-adept/agent/swebench"
+	"github.com/swe-adept/swe-adept/eval/swebench"
 	"github.com/swe-adept/swe-adept/index"
 )
 

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/swe-adept/swe-adept/agent/swebench"
+	"github.com/swe-adept/swe-adept/eval/swebench"
 	"github.com/swe-adept/swe-adept/internal/testtree"
 )
 

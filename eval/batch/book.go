@@ -13,7 +13,7 @@ import (
 	"sync"
 
 	"github.com/swe-adept/swe-adept/agent/llm"
-	"github.com/swe-adept/swe-adept/agent/swebench"
+	"github.com/swe-adept/swe-adept/eval/swebench"
 	"github.com/swe-adept/swe-adept/internal/atomicfile"
 )
 

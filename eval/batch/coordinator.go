@@ -14,7 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/swe-adept/swe-adept/agent/swebench"
+	"github.com/swe-adept/swe-adept/eval/swebench"
 )
 
 // RunQueued is Run with the instances worked on by `swe-adept worker`

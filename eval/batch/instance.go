@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/swe-adept/swe-adept/agent/swebench"
+	"github.com/swe-adept/swe-adept/eval/swebench"
 	"github.com/swe-adept/swe-adept/internal/atomicfile"
 )
 
