@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/swe-adept/swe-adept/agent/evalloc"
 	"github.com/swe-adept/swe-adept/agent/localize"
 	"github.com/swe-adept/swe-adept/agent/localize/heuristic"
 	"github.com/swe-adept/swe-adept/agent/models"
+	"github.com/swe-adept/swe-adept/eval/evalloc"
 	"github.com/swe-adept/swe-adept/eval/swebench"
 )
 
