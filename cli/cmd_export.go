@@ -8,8 +8,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/swe-adept/swe-adept/agent/export"
 	"github.com/swe-adept/swe-adept/agent/replay"
+	"github.com/swe-adept/swe-adept/eval/export"
 	"github.com/swe-adept/swe-adept/internal/atomicfile"
 )
 

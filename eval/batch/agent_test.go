@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swe-adept/swe-adept/agent/export"
+	"github.com/swe-adept/swe-adept/eval/export"
 	"github.com/swe-adept/swe-adept/eval/swebench"
 )
 
