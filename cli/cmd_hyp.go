@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/swe-adept/swe-adept/agent/event"
-	"github.com/swe-adept/swe-adept/agent/hyp"
+	"github.com/swe-adept/swe-adept/agent/hypothesis"
 	"github.com/swe-adept/swe-adept/agent/tool"
 	"github.com/swe-adept/swe-adept/memory"
 	"github.com/swe-adept/swe-adept/vcs"
@@ -44,33 +44,35 @@ Working memory: .git/swe-adept/hyp/<run>/memory.json.`,
 type hypCall struct {
 	family string
 	args   int // positional arguments after the command name
-	run    func(ctx context.Context, f *hyp.Families, a []string) (tool.Output, error)
+	run    func(ctx context.Context, f *hypothesis.Tracker, a []string) (tool.Output, error)
 }
 
 var hypCalls = map[string]hypCall{
-	"update_hypothesis": {"plan", 1, func(ctx context.Context, f *hyp.Families, a []string) (tool.Output, error) {
+	"update_hypothesis": {"plan", 1, func(ctx context.Context, f *hypothesis.Tracker, a []string) (tool.Output, error) {
 		return f.UpdateHypothesis(ctx, a[0])
 	}},
-	"update_todo": {"plan", 2, func(ctx context.Context, f *hyp.Families, a []string) (tool.Output, error) {
+	"update_todo": {"plan", 2, func(ctx context.Context, f *hypothesis.Tracker, a []string) (tool.Output, error) {
 		return f.UpdateTodo(ctx, a[0], a[1])
 	}},
-	"log_insight": {"plan", 1, func(ctx context.Context, f *hyp.Families, a []string) (tool.Output, error) {
+	"log_insight": {"plan", 1, func(ctx context.Context, f *hypothesis.Tracker, a []string) (tool.Output, error) {
 		return f.LogInsight(ctx, a[0])
 	}},
-	"init_base": {"git", 0, func(ctx context.Context, f *hyp.Families, _ []string) (tool.Output, error) { return f.InitBase(ctx) }},
-	"start_hypothesis": {"git", 1, func(ctx context.Context, f *hyp.Families, a []string) (tool.Output, error) {
+	"init_base": {"git", 0, func(ctx context.Context, f *hypothesis.Tracker, _ []string) (tool.Output, error) {
+		return f.InitBase(ctx)
+	}},
+	"start_hypothesis": {"git", 1, func(ctx context.Context, f *hypothesis.Tracker, a []string) (tool.Output, error) {
 		return f.StartHypothesis(ctx, a[0])
 	}},
-	"commit_todo": {"git", 2, func(ctx context.Context, f *hyp.Families, a []string) (tool.Output, error) {
+	"commit_todo": {"git", 2, func(ctx context.Context, f *hypothesis.Tracker, a []string) (tool.Output, error) {
 		return f.CommitTodo(ctx, a[0], a[1])
 	}},
-	"revert_to": {"git", 3, func(ctx context.Context, f *hyp.Families, a []string) (tool.Output, error) {
+	"revert_to": {"git", 3, func(ctx context.Context, f *hypothesis.Tracker, a []string) (tool.Output, error) {
 		return f.RevertTo(ctx, a[0], a[1], a[2])
 	}},
-	"compare_hypotheses": {"git", 0, func(ctx context.Context, f *hyp.Families, _ []string) (tool.Output, error) {
+	"compare_hypotheses": {"git", 0, func(ctx context.Context, f *hypothesis.Tracker, _ []string) (tool.Output, error) {
 		return f.CompareHypotheses(ctx)
 	}},
-	"merge_solution": {"git", 1, func(ctx context.Context, f *hyp.Families, a []string) (tool.Output, error) {
+	"merge_solution": {"git", 1, func(ctx context.Context, f *hypothesis.Tracker, a []string) (tool.Output, error) {
 		return f.MergeSolution(ctx, a[0])
 	}},
 	"finish": {"git", 0, nil}, // runHyp ends the session itself
@@ -78,7 +80,7 @@ var hypCalls = map[string]hypCall{
 
 // finishHand ends a session by hand: the engineer's branch and work come
 // back, with the merged solution on top as uncommitted changes.
-func finishHand(ctx context.Context, dir, runID string, f *hyp.Families, w io.Writer) error {
+func finishHand(ctx context.Context, dir, runID string, f *hypothesis.Tracker, w io.Writer) error {
 	mem := f.Memory()
 	patch := ""
 	if mem.Solution != "" {
@@ -182,7 +184,7 @@ func approvalPolicy(s string) (event.Policy, error) {
 	return "", usagef("--approve must be auto or deny, not %q", s)
 }
 
-func openFamilies(ctx context.Context, dir, runID string, approver event.Approver) (*hyp.Families, error) {
+func openFamilies(ctx context.Context, dir, runID string, approver event.Approver) (*hypothesis.Tracker, error) {
 	repo, err := vcs.Open(ctx, dir)
 	if err != nil {
 		return nil, err
@@ -192,10 +194,10 @@ func openFamilies(ctx context.Context, dir, runID string, approver event.Approve
 	if err != nil {
 		return nil, err
 	}
-	return hyp.New(hyp.Config{Repo: repo, Store: store, Memory: mem, RunID: runID, Approver: approver}), nil
+	return hypothesis.New(hypothesis.Config{Repo: repo, Store: store, Memory: mem, RunID: runID, Approver: approver}), nil
 }
 
-func printHyp(w io.Writer, out tool.Output, f *hyp.Families, asJSON bool) error {
+func printHyp(w io.Writer, out tool.Output, f *hypothesis.Tracker, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -203,7 +205,7 @@ func printHyp(w io.Writer, out tool.Output, f *hyp.Families, asJSON bool) error 
 			Observation string              `json:"observation"`
 			Failed      bool                `json:"failed"`
 			Memory      *event.PlanSnapshot `json:"memory"`
-		}{out.Text, out.Failed, hyp.Snapshot(f.Memory())})
+		}{out.Text, out.Failed, hypothesis.Snapshot(f.Memory())})
 	}
 	fmt.Fprintln(w, strings.TrimRight(out.Text, "\n"))
 	if out.Failed {

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/swe-adept/swe-adept/agent/event"
-	"github.com/swe-adept/swe-adept/agent/hyp"
+	"github.com/swe-adept/swe-adept/agent/hypothesis"
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/localize"
 	"github.com/swe-adept/swe-adept/agent/resolve"
@@ -201,7 +201,7 @@ func (r *Run) index(ctx context.Context, dir string) (*index.Index, error) {
 func (r *Run) resolveIssue(ctx context.Context, st *state) error {
 	r.emit(event.Event{Type: event.PhaseChanged, Phase: "resolve"})
 	store := memory.NewStore(filepath.Join(r.Dir, MemoryFile))
-	fam := hyp.New(hyp.Config{Repo: st.ws.Repo, Store: store, Memory: st.mem, RunID: r.ID, Approver: r.approver(), Bus: r.bus,
+	tracker := hypothesis.New(hypothesis.Config{Repo: st.ws.Repo, Store: store, Memory: st.mem, RunID: r.ID, Approver: r.approver(), Bus: r.bus,
 		Exclude: func() []string { return r.scratch(ctx, st.ws) }})
 	usage := st.sum.Resolve
 	if usage.Calls == 0 {
@@ -221,10 +221,10 @@ func (r *Run) resolveIssue(ctx context.Context, st *state) error {
 	}
 	ag, err := resolve.New(resolve.Config{
 		Model: r.resolveModel(), Workdir: st.ws.Dir, Issue: r.issue(), Files: st.locs.Files, Functions: st.locs.Functions, LocationsEdited: st.locsEdited,
-		Extra: fam.Tools(), Bus: r.bus, Gate: r.gate, Approver: r.approver(), Mode: r.mode, Allow: r.opts.Allow,
+		Extra: tracker.Tools(), Bus: r.bus, Gate: r.gate, Approver: r.approver(), Mode: r.mode, Allow: r.opts.Allow,
 		MaxIterations: r.opts.MaxIterations, MaxTokens: maxTok, MaxCost: maxCost, Usage: &usage,
 		CommandTimeout: r.opts.CommandTimeout, CommandBudget: r.opts.CommandBudget, Sandbox: box,
-		History: st.history, Memo: fam.Memo, Guard: guard.checkFunc(),
+		History: st.history, Memo: tracker.Memo, Guard: guard.checkFunc(),
 		OnStep: func(msgs []llm.Message) {
 			r.saveTranscript(st, msgs)
 			guard.markAfter(ctx)
@@ -235,8 +235,8 @@ func (r *Run) resolveIssue(ctx context.Context, st *state) error {
 	}
 	st.out, err = ag.Run(ctx)
 	st.sum.Resolve = st.out.Usage
-	st.merged = fam.Memory().Merged
-	st.branched, st.mergeRefused = fam.Branched(), fam.MergeRefused()
+	st.merged = tracker.Memory().Merged
+	st.branched, st.mergeRefused = tracker.Branched(), tracker.MergeRefused()
 	return err
 }
 

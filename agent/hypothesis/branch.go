@@ -1,4 +1,4 @@
-package hyp
+package hypothesis
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 
 // RevertTo checks out a to-do's checkpoint on a new branch, after the
 // engineer (or the policy) approves, and continues there.
-func (f *Families) RevertTo(ctx context.Context, srcHyp, srcTodo, branch string) (tool.Output, error) {
+func (f *Tracker) RevertTo(ctx context.Context, srcHyp, srcTodo, branch string) (tool.Output, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	h, t, out, ok := f.checkpointOf(srcHyp, srcTodo)
@@ -56,7 +56,7 @@ func (f *Families) RevertTo(ctx context.Context, srcHyp, srcTodo, branch string)
 	return tool.Output{Text: text, Summary: fmt.Sprintf("revert to %s/%s → %s", h.ID, t.ID, full)}, nil
 }
 
-func (f *Families) checkpointOf(hypRef, todoRef string) (*memory.Hypothesis, *memory.Todo, tool.Output, bool) {
+func (f *Tracker) checkpointOf(hypRef, todoRef string) (*memory.Hypothesis, *memory.Todo, tool.Output, bool) {
 	h, err := f.mem.FindHypothesis(hypRef)
 	if err != nil {
 		return nil, nil, advice("revert_to: %v", err), false
@@ -71,7 +71,7 @@ func (f *Families) checkpointOf(hypRef, todoRef string) (*memory.Hypothesis, *me
 	return h, t, tool.Output{}, true
 }
 
-func (f *Families) revertRequest(ctx context.Context, h *memory.Hypothesis, t *memory.Todo, full string) *event.ApprovalRequest {
+func (f *Tracker) revertRequest(ctx context.Context, h *memory.Hypothesis, t *memory.Todo, full string) *event.ApprovalRequest {
 	req := event.NewApproval(f.nextApprovalID("revert"), "revert_to", h.ID+"/"+t.ID)
 	tip := h.Branch
 	if tip == "" {
@@ -97,7 +97,7 @@ func (f *Families) revertRequest(ctx context.Context, h *memory.Hypothesis, t *m
 // the current one if it has no branch yet, else the next open one; failing
 // both, a new one forked from the source. The steps up to the checkpoint are
 // copied with their hashes, so the new branch's history reads as a plan.
-func (f *Families) continuation(src *memory.Hypothesis, upTo *memory.Todo, branch string) (*memory.Hypothesis, error) {
+func (f *Tracker) continuation(src *memory.Hypothesis, upTo *memory.Todo, branch string) (*memory.Hypothesis, error) {
 	target := f.mem.NextToStart()
 	if target == nil {
 		return f.mem.Fork(src.ID, upTo.ID, "", branch)
@@ -124,7 +124,7 @@ func (f *Families) continuation(src *memory.Hypothesis, upTo *memory.Todo, branc
 }
 
 // CompareHypotheses reports every hypothesis with its diff against the original state.
-func (f *Families) CompareHypotheses(ctx context.Context) (tool.Output, error) {
+func (f *Tracker) CompareHypotheses(ctx context.Context) (tool.Output, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.mem.Original == "" {
@@ -165,7 +165,7 @@ func reason(r event.Reply) string {
 	return r.Reason
 }
 
-func (f *Families) currentBranch() string {
+func (f *Tracker) currentBranch() string {
 	if h := f.mem.CurrentHypothesis(); h != nil && h.Branch != "" {
 		return h.Branch
 	}

@@ -1,4 +1,4 @@
-package hyp
+package hypothesis
 
 import (
 	"context"
@@ -37,7 +37,7 @@ type revertArgs struct {
 type noArgs struct{}
 
 // Tools are the nine commands of hypothesis_plan and hypothesis_git.
-func (f *Families) Tools() []tool.Tool {
+func (f *Tracker) Tools() []tool.Tool {
 	return []tool.Tool{
 		tool.New("update_hypothesis", "Create, reorder and update the hypotheses (alternative fixes), most confident first, with status tags [ ] [-] [v] [!]. Returns the hypothesis overview.",
 			func(ctx context.Context, a hypothesesArgs) (tool.Output, error) {

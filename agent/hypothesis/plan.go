@@ -1,4 +1,4 @@
-package hyp
+package hypothesis
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 )
 
 // UpdateHypothesis replaces the hypothesis list (confidence order).
-func (f *Families) UpdateHypothesis(ctx context.Context, md string) (tool.Output, error) {
+func (f *Tracker) UpdateHypothesis(ctx context.Context, md string) (tool.Output, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	ch, err := f.mem.UpdateHypotheses(md)
@@ -27,7 +27,7 @@ func (f *Families) UpdateHypothesis(ctx context.Context, md string) (tool.Output
 }
 
 // UpdateTodo replaces the to-do list of a hypothesis and makes it current.
-func (f *Families) UpdateTodo(ctx context.Context, hypothesis, md string) (tool.Output, error) {
+func (f *Tracker) UpdateTodo(ctx context.Context, hypothesis, md string) (tool.Output, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	h, err := f.mem.FindHypothesis(hypothesis)
@@ -48,7 +48,7 @@ func (f *Families) UpdateTodo(ctx context.Context, hypothesis, md string) (tool.
 }
 
 // LogInsight attaches a lesson to the current hypothesis.
-func (f *Families) LogInsight(ctx context.Context, text string) (tool.Output, error) {
+func (f *Tracker) LogInsight(ctx context.Context, text string) (tool.Output, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, err := f.mem.LogInsight(text); err != nil {

@@ -1,4 +1,4 @@
-package hyp
+package hypothesis
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 
 // InitBase records the original code state and commits whatever the agent
 // has added since (its reproduction script) as the common working base.
-func (f *Families) InitBase(ctx context.Context) (tool.Output, error) {
+func (f *Tracker) InitBase(ctx context.Context) (tool.Output, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.mem.Original != "" {
@@ -49,7 +49,7 @@ func (f *Families) InitBase(ctx context.Context) (tool.Output, error) {
 // namespace (the tools run by hand in an engineer's checkout): the base and
 // every checkpoint are then commits of their own, and the engineer's branch
 // never moves.
-func (f *Families) leaveBranch(ctx context.Context, head vcs.Head) (string, error) {
+func (f *Tracker) leaveBranch(ctx context.Context, head vcs.Head) (string, error) {
 	if head.Branch == "" || strings.HasPrefix(head.Branch, "swe-adept/") {
 		return "", nil
 	}
@@ -61,7 +61,7 @@ func (f *Families) leaveBranch(ctx context.Context, head vcs.Head) (string, erro
 
 // StartHypothesis checks out a new branch from the common working base for
 // the current hypothesis (or the next one without a branch).
-func (f *Families) StartHypothesis(ctx context.Context, branch string) (tool.Output, error) {
+func (f *Tracker) StartHypothesis(ctx context.Context, branch string) (tool.Output, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.mem.Base == "" {
@@ -91,7 +91,7 @@ func (f *Families) StartHypothesis(ctx context.Context, branch string) (tool.Out
 }
 
 // CommitTodo checkpoints the working tree for one completed to-do.
-func (f *Families) CommitTodo(ctx context.Context, todo, message string) (tool.Output, error) {
+func (f *Tracker) CommitTodo(ctx context.Context, todo, message string) (tool.Output, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	h := f.mem.CurrentHypothesis()
@@ -119,7 +119,7 @@ func (f *Families) CommitTodo(ctx context.Context, todo, message string) (tool.O
 	return f.recordCheckpoint(ctx, h, t, head.Hash, hash, message)
 }
 
-func (f *Families) recordCheckpoint(ctx context.Context, h *memory.Hypothesis, t *memory.Todo, parent, hash, msg string) (tool.Output, error) {
+func (f *Tracker) recordCheckpoint(ctx context.Context, h *memory.Hypothesis, t *memory.Todo, parent, hash, msg string) (tool.Output, error) {
 	stat, err := f.cfg.Repo.DiffStat(ctx, parent, hash)
 	if err != nil {
 		return tool.Output{}, fmt.Errorf("commit todo %q: %w", t.ID, err)
@@ -142,7 +142,7 @@ func (f *Families) recordCheckpoint(ctx context.Context, h *memory.Hypothesis, t
 }
 
 // newBranch checks a branch name the model chose and maps it into the run's namespace.
-func (f *Families) newBranch(ctx context.Context, op, name string) (string, tool.Output, bool) {
+func (f *Tracker) newBranch(ctx context.Context, op, name string) (string, tool.Output, bool) {
 	if strings.TrimSpace(name) == "" {
 		return "", advice("%s: give a branch name, e.g. fix-tokenizer", op), false
 	}
@@ -166,7 +166,7 @@ func (f *Families) newBranch(ctx context.Context, op, name string) (string, tool
 	return full, tool.Output{}, true
 }
 
-func (f *Families) onBranch(ctx context.Context, branch string) (tool.Output, bool) {
+func (f *Tracker) onBranch(ctx context.Context, branch string) (tool.Output, bool) {
 	head, err := f.cfg.Repo.Head(ctx)
 	if err != nil || head.Branch == branch {
 		return tool.Output{}, err == nil
@@ -184,7 +184,7 @@ const maxBranchName = 200
 
 // undoAside brings back what putAside set aside when the step it prepared
 // failed, so a tool that was not carried out leaves the tree as it was.
-func (f *Families) undoAside(ctx context.Context, name string, wasSet bool, out tool.Output) (tool.Output, error) {
+func (f *Tracker) undoAside(ctx context.Context, name string, wasSet bool, out tool.Output) (tool.Output, error) {
 	if !wasSet {
 		return out, nil
 	}
@@ -198,7 +198,7 @@ func (f *Families) undoAside(ctx context.Context, name string, wasSet bool, out 
 
 // putAside keeps uncommitted changes on a private ref before a checkout, and
 // says so in the observation.
-func (f *Families) putAside(ctx context.Context, name string) (string, error) {
+func (f *Tracker) putAside(ctx context.Context, name string) (string, error) {
 	saved, err := f.cfg.Repo.PutAside(ctx, f.cfg.RunID+"-"+sanitize(name))
 	if err != nil {
 		return "", fmt.Errorf("put aside uncommitted changes: %w", err)
@@ -211,14 +211,14 @@ func (f *Families) putAside(ctx context.Context, name string) (string, error) {
 
 // assign puts a hypothesis on its branch (current, and in progress if it
 // was pending), then saves and publishes.
-func (f *Families) assign(ctx context.Context, h *memory.Hypothesis, branch string) error {
+func (f *Tracker) assign(ctx context.Context, h *memory.Hypothesis, branch string) error {
 	if err := f.mem.Start(h.ID, branch); err != nil {
 		return err
 	}
 	return f.commit(ctx)
 }
 
-func (f *Families) emitDiff(ctx context.Context, from, to, label string) {
+func (f *Tracker) emitDiff(ctx context.Context, from, to, label string) {
 	if f.cfg.Bus == nil {
 		return
 	}

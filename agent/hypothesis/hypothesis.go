@@ -1,7 +1,7 @@
-// Package hyp is the resolution agent's hypothesis_plan and hypothesis_git
+// Package hypothesis is the resolution agent's hypothesis_plan and hypothesis_git
 // tool families: the only place that knows both the working memory and git.
 // The model names hypotheses and to-dos; these tools keep the hashes.
-package hyp
+package hypothesis
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/swe-adept/swe-adept/vcs"
 )
 
-// Config wires the families to one run's workspace.
+// Config wires the tools to one run's workspace.
 type Config struct {
 	Repo     *vcs.Repo     // the workspace the agent edits
 	Store    *memory.Store // where working memory is saved after every change
@@ -26,9 +26,9 @@ type Config struct {
 	Exclude func() []string
 }
 
-// Families holds the state the nine tools share. Calls are serialised: the
+// Tracker holds the state the nine tools share. Calls are serialised: the
 // working tree is one.
-type Families struct {
+type Tracker struct {
 	cfg Config
 	mu  sync.Mutex
 	mem *memory.Memory
@@ -38,7 +38,7 @@ type Families struct {
 }
 
 // MergeRefused reports whether the engineer refused a merge.
-func (f *Families) MergeRefused() bool {
+func (f *Tracker) MergeRefused() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.mergeRefused
@@ -46,7 +46,7 @@ func (f *Families) MergeRefused() bool {
 
 // Branched reports whether any hypothesis got a branch: the run worked
 // with hypotheses, so its solution is what it merges.
-func (f *Families) Branched() bool {
+func (f *Tracker) Branched() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, h := range f.mem.Hypotheses {
@@ -57,19 +57,19 @@ func (f *Families) Branched() bool {
 	return false
 }
 
-// New returns the tool families over cfg. A nil Memory starts a new one.
-func New(cfg Config) *Families {
+// New returns a tracker over cfg. A nil Memory starts a new one.
+func New(cfg Config) *Tracker {
 	mem := cfg.Memory
 	if mem == nil {
 		mem = memory.New(cfg.RunID)
 	}
-	return &Families{cfg: cfg, mem: mem}
+	return &Tracker{cfg: cfg, mem: mem}
 }
 
 // Memo is the working memory in a few lines, for a conversation trimmed
 // to fit the model's context window: the hypotheses, and the current one's
 // to-dos, so the agent does not lose its plan with the old turns.
-func (f *Families) Memo() string {
+func (f *Tracker) Memo() string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	hyps := f.mem.RenderHypotheses()
@@ -84,13 +84,13 @@ func (f *Families) Memo() string {
 }
 
 // Memory is the working memory (read it under no lock only when the agent is idle).
-func (f *Families) Memory() *memory.Memory { return f.mem }
+func (f *Tracker) Memory() *memory.Memory { return f.mem }
 
 // BranchPrefix is the namespace of a run's hypothesis branches.
-func (f *Families) BranchPrefix() string { return "swe-adept/" + f.cfg.RunID + "/" }
+func (f *Tracker) BranchPrefix() string { return "swe-adept/" + f.cfg.RunID + "/" }
 
 // fullBranch maps what the model calls a branch to its name in git.
-func (f *Families) fullBranch(name string) string {
+func (f *Tracker) fullBranch(name string) string {
 	name = strings.TrimSpace(name)
 	name = strings.TrimPrefix(name, "refs/heads/")
 	if strings.HasPrefix(name, f.BranchPrefix()) {
@@ -100,7 +100,7 @@ func (f *Families) fullBranch(name string) string {
 }
 
 // commit saves memory, then tells the engineer: persist, then publish.
-func (f *Families) commit(ctx context.Context) error {
+func (f *Tracker) commit(ctx context.Context) error {
 	if f.cfg.Store != nil {
 		if err := f.cfg.Store.Save(f.mem); err != nil {
 			return fmt.Errorf("save working memory: %w", err)
@@ -110,21 +110,21 @@ func (f *Families) commit(ctx context.Context) error {
 	return ctx.Err()
 }
 
-func (f *Families) emit(e event.Event) {
+func (f *Tracker) emit(e event.Event) {
 	if f.cfg.Bus != nil {
 		e.Agent = event.Resolver
 		f.cfg.Bus.Emit(e)
 	}
 }
 
-func (f *Families) approve(ctx context.Context, req *event.ApprovalRequest) (event.Reply, error) {
+func (f *Tracker) approve(ctx context.Context, req *event.ApprovalRequest) (event.Reply, error) {
 	if f.cfg.Approver == nil {
 		return event.Reply{Decision: event.Approve}, nil
 	}
 	return event.Ask(ctx, f.cfg.Bus, event.Resolver, f.cfg.Approver, req)
 }
 
-func (f *Families) nextApprovalID(action string) string {
+func (f *Tracker) nextApprovalID(action string) string {
 	f.seq++
 	return fmt.Sprintf("%s-%d", action, f.seq)
 }

@@ -1,4 +1,4 @@
-package hyp
+package hypothesis
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 
 // MergeSolution applies a successful hypothesis's changes onto the original
 // state, after approval, leaving a clean, patch-ready workspace.
-func (f *Families) MergeSolution(ctx context.Context, branch string) (tool.Output, error) {
+func (f *Tracker) MergeSolution(ctx context.Context, branch string) (tool.Output, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	h, out, ok := f.mergeable(branch)
@@ -48,7 +48,7 @@ func (f *Families) MergeSolution(ctx context.Context, branch string) (tool.Outpu
 	return f.finishMerge(ctx, h, hash, aside)
 }
 
-func (f *Families) finishMerge(ctx context.Context, h *memory.Hypothesis, hash, aside string) (tool.Output, error) {
+func (f *Tracker) finishMerge(ctx context.Context, h *memory.Hypothesis, hash, aside string) (tool.Output, error) {
 	sol, err := f.solutionBranch(ctx)
 	if err != nil {
 		return tool.Output{}, err
@@ -71,7 +71,7 @@ func (f *Families) finishMerge(ctx context.Context, h *memory.Hypothesis, hash, 
 }
 
 // mergeable finds the hypothesis of a branch and checks it may be merged.
-func (f *Families) mergeable(branch string) (*memory.Hypothesis, tool.Output, bool) {
+func (f *Tracker) mergeable(branch string) (*memory.Hypothesis, tool.Output, bool) {
 	if f.mem.Original == "" {
 		return nil, advice("merge_solution: no original state; call init_base first"), false
 	}
@@ -97,7 +97,7 @@ func (f *Families) mergeable(branch string) (*memory.Hypothesis, tool.Output, bo
 	return nil, advice("merge_solution: no hypothesis has the branch %s; successful branches: %s", full, strings.Join(succeeded, ", ")), false
 }
 
-func (f *Families) mergeRequest(ctx context.Context, h *memory.Hypothesis) *event.ApprovalRequest {
+func (f *Tracker) mergeRequest(ctx context.Context, h *memory.Hypothesis) *event.ApprovalRequest {
 	req := event.NewApproval(f.nextApprovalID("merge"), "merge_solution", h.Branch)
 	req.Summary = fmt.Sprintf("Apply the changes of %s (%s %q) onto the original state %s as the solution.",
 		h.Branch, h.ID, h.Content, short(f.mem.Original))
@@ -120,7 +120,7 @@ func (f *Families) mergeRequest(ctx context.Context, h *memory.Hypothesis) *even
 
 // solutionBranch names the merged state; a second merge gets a new name so
 // nothing the first one made is overwritten.
-func (f *Families) solutionBranch(ctx context.Context) (string, error) {
+func (f *Tracker) solutionBranch(ctx context.Context) (string, error) {
 	for i := 1; i < 100; i++ {
 		name := f.BranchPrefix() + "solution"
 		if i > 1 {
@@ -137,7 +137,7 @@ func (f *Families) solutionBranch(ctx context.Context) (string, error) {
 	return "", fmt.Errorf("merge: too many solution branches under %s", f.BranchPrefix())
 }
 
-func (f *Families) excluded() []string {
+func (f *Tracker) excluded() []string {
 	if f.cfg.Exclude == nil {
 		return nil
 	}

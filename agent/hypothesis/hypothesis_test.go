@@ -1,4 +1,4 @@
-package hyp
+package hypothesis
 
 import (
 	"context"
@@ -35,8 +35,8 @@ func write(t *testing.T, dir, name, content string) {
 	}
 }
 
-// setup makes a repository with one commit and families over it.
-func setup(t *testing.T, approver event.Approver) (*Families, string, *memory.Store) {
+// setup makes a repository with one commit and a tracker over it.
+func setup(t *testing.T, approver event.Approver) (*Tracker, string, *memory.Store) {
 	t.Helper()
 	for _, kv := range gitEnv {
 		k, v, _ := strings.Cut(kv, "=")
