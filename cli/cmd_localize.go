@@ -13,11 +13,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/swe-adept/swe-adept/agent/run"
 	"github.com/swe-adept/swe-adept/vcs"
 
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/localize"
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/index"
 )
 
@@ -206,7 +206,7 @@ func localizeOut(ctx context.Context, repo string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("--out not given, and %s is not a git repository to keep the locations in: %w", repo, err)
 	}
-	dir := filepath.Join(run.RunsDir(r.CommonDir()), "localize-"+run.NewID(time.Now()))
+	dir := filepath.Join(runfolder.RunsDir(r.CommonDir()), "localize-"+runfolder.NewID(time.Now()))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("locations folder: %w", err)
 	}

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/swe-adept/swe-adept/agent/llm"
-	"github.com/swe-adept/swe-adept/agent/run"
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 )
 
 // cliEnv makes the test binary act as the swe-adept command (see TestMain).
@@ -350,8 +350,8 @@ func tail(s string) string {
 // word differently.
 func restOfScript(t *testing.T, repo, id string) string {
 	t.Helper()
-	var tr run.Transcript
-	if b, err := os.ReadFile(filepath.Join(repo, ".git", "swe-adept", "runs", id, run.TranscriptFile)); err == nil {
+	var tr runfolder.Transcript
+	if b, err := os.ReadFile(filepath.Join(repo, ".git", "swe-adept", "runs", id, runfolder.TranscriptFile)); err == nil {
 		_ = json.Unmarshal(b, &tr)
 	}
 	sc, err := llm.LoadScript(filepath.Join(runSample, "resolve.json"))

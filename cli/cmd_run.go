@@ -18,6 +18,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/resolve"
 	"github.com/swe-adept/swe-adept/agent/run"
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/index"
 	"github.com/swe-adept/swe-adept/tui"
 )
@@ -206,7 +207,7 @@ func writeEvent(w io.Writer, e event.Event, secrets []string) error {
 	return err
 }
 
-func patchNote(s run.Summary) string {
+func patchNote(s runfolder.Summary) string {
 	if s.Patch == "" {
 		return "; no patch"
 	}
@@ -224,7 +225,7 @@ func knownRun(repo, id string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(filepath.Join(run.RunsDir(r.CommonDir()), id)); err != nil {
+	if _, err := os.Stat(filepath.Join(runfolder.RunsDir(r.CommonDir()), id)); err != nil {
 		return usagef("--resume %s: no such run in %s ('swe-adept runs' lists them)", id, r.Dir())
 	}
 	return nil

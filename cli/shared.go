@@ -22,6 +22,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/models"
 	"github.com/swe-adept/swe-adept/agent/resolve"
 	"github.com/swe-adept/swe-adept/agent/run"
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/eval/batch"
 	"github.com/swe-adept/swe-adept/eval/swebench"
 	"github.com/swe-adept/swe-adept/sandbox"
@@ -116,7 +117,7 @@ func scriptOrModelError(flagName, script string, err error) error {
 
 // statusError makes a run that did not submit a failed command, with what
 // the engineer can do about it.
-func statusError(s run.Summary) error {
+func statusError(s runfolder.Summary) error {
 	switch {
 	case s.CheckoutError != "":
 		return fmt.Errorf("run %s ended with %s, and your checkout was NOT put back: %s", s.ID, s.Status, s.CheckoutError)
@@ -147,7 +148,7 @@ func runHeadless(r *run.Run, stdout io.Writer) error {
 	sum, err := r.Wait()
 	line := struct {
 		Type string `json:"type"`
-		run.Summary
+		runfolder.Summary
 	}{"summary", sum}
 	if eerr := enc.Encode(line); eerr != nil && err == nil {
 		err = eerr
@@ -161,7 +162,7 @@ func runHeadless(r *run.Run, stdout io.Writer) error {
 // showRun draws r in the workbench until it ends or the engineer quits
 // (which cancels it), then waits for the run. opts need not name the run's
 // events, gate or cancel.
-func showRun(ctx context.Context, r *run.Run, opts tui.Options) (sum run.Summary, screenErr, runErr error) {
+func showRun(ctx context.Context, r *run.Run, opts tui.Options) (sum runfolder.Summary, screenErr, runErr error) {
 	events := r.Events()
 	opts.Events, opts.Gate, opts.Cancel = events, r.Gate(), r.Cancel
 	screenErr = tui.Run(ctx, opts)

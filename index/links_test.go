@@ -290,7 +290,7 @@ func TestLinksFollowEditsOnStdlib(t *testing.T) {
 // importers only.
 func TestLinksFollowGoEditsInThisModule(t *testing.T) {
 	root := t.TempDir()
-	for _, p := range []string{"go.mod", "agent/event", "agent/tool", "agent/atomicfile", "memory"} {
+	for _, p := range []string{"go.mod", "agent/event", "agent/tool", "internal/atomicfile", "memory"} {
 		src, dst := filepath.Join("..", p), filepath.Join(root, p)
 		var err error
 		if p == "go.mod" {

@@ -30,7 +30,7 @@ type Config struct {
 	Files, Functions []string
 	// LocationsEdited: the engineer edited them (the task says so).
 	LocationsEdited bool
-	// Extra are the hypothesis_plan and hypothesis_git tools (agent/hyp);
+	// Extra are the hypothesis_plan and hypothesis_git tools (agent/hypothesis);
 	// without them the agent works SWE-agent style: reproduce, edit, submit.
 	Extra []tool.Tool
 

@@ -13,6 +13,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/resolve"
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/agent/tool"
 	"github.com/swe-adept/swe-adept/internal/atomicfile"
 	"github.com/swe-adept/swe-adept/vcs"
@@ -52,7 +53,7 @@ func (r *Run) finish(parent context.Context, st *state, runErr error) {
 		r.emit(event.Event{Type: event.Error, Text: resolve.Scrub(runErr.Error(), r.secrets)})
 	}
 	priced := r.total(sum)
-	if err := atomicfile.WriteJSON(filepath.Join(r.Dir, SummaryFile), sum); err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(r.Dir, runfolder.SummaryFile), sum); err != nil {
 		slog.Error("save summary", "run", r.ID, "err", err)
 	}
 	r.emit(event.Event{Type: event.PhaseChanged, Phase: "done"})
@@ -68,7 +69,7 @@ func (r *Run) finish(parent context.Context, st *state, runErr error) {
 }
 
 // total fills in the summary's totals and reports whether the cost is known.
-func (r *Run) total(sum *Summary) bool {
+func (r *Run) total(sum *runfolder.Summary) bool {
 	sum.Ended = r.opts.Now().UTC()
 	sum.Seconds = sum.Ended.Sub(sum.Started).Seconds()
 	l, s := sum.Localize, sum.Resolve
@@ -103,7 +104,7 @@ func (r *Run) savePatch(ctx context.Context, st *state) error {
 			dropped = append(dropped, p)
 		}
 	}
-	path := filepath.Join(r.Dir, PatchFile)
+	path := filepath.Join(r.Dir, runfolder.PatchFile)
 	if err := atomicfile.Write(path, []byte(patch)); err != nil {
 		return err
 	}

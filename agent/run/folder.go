@@ -4,41 +4,10 @@ import (
 	"errors"
 	"io"
 	"sync"
-	"time"
 
 	"github.com/swe-adept/swe-adept/agent/resolve"
 	"github.com/swe-adept/swe-adept/agent/runfolder"
 )
-
-// Files of a run folder: see runfolder, their one home.
-const (
-	EventsFile     = runfolder.EventsFile
-	LocationsFile  = runfolder.LocationsFile
-	MemoryFile     = runfolder.MemoryFile
-	PatchFile      = runfolder.PatchFile
-	TranscriptFile = runfolder.TranscriptFile
-	SummaryFile    = runfolder.SummaryFile
-	MetaFile       = runfolder.MetaFile
-)
-
-// The run folder's structs, from runfolder.
-type (
-	Meta       = runfolder.Meta
-	Transcript = runfolder.Transcript
-	Summary    = runfolder.Summary
-)
-
-// RunsDir is where a repository keeps its runs, given its common git dir.
-func RunsDir(commonDir string) string { return runfolder.RunsDir(commonDir) }
-
-// NewID makes a short run id that sorts by start time.
-func NewID(now time.Time) string { return runfolder.NewID(now) }
-
-// LoadSummary reads a run's summary.json (fs.ErrNotExist before it ends).
-func LoadSummary(runDir string) (*Summary, error) { return runfolder.LoadSummary(runDir) }
-
-// LoadMeta reads a run's run.json.
-func LoadMeta(runDir string) (*Meta, error) { return runfolder.LoadMeta(runDir) }
 
 // scrubWriter removes secrets from everything written to events.jsonl. The
 // bus writes one whole line per call, so a secret is never split. A resumed

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/vcs"
 )
 
@@ -40,7 +41,7 @@ func List(ctx context.Context, repo string) ([]Listing, error) {
 		byID[id] = l
 		return l
 	}
-	dir := RunsDir(co.CommonDir())
+	dir := runfolder.RunsDir(co.CommonDir())
 	entries, err := os.ReadDir(dir)
 	if err != nil && !os.IsNotExist(err) {
 		return nil, fmt.Errorf("list runs: %w", err)
@@ -74,10 +75,10 @@ func List(ctx context.Context, repo string) ([]Listing, error) {
 
 func fill(l *Listing, runDir string) {
 	l.Dir = runDir
-	if m, err := LoadMeta(runDir); err == nil {
+	if m, err := runfolder.LoadMeta(runDir); err == nil {
 		l.Started, l.InPlace, l.Issue = m.Started, m.InPlace, firstLine(m.Issue)
 	}
-	if s, err := LoadSummary(runDir); err == nil {
+	if s, err := runfolder.LoadSummary(runDir); err == nil {
 		l.Status, l.Patch, l.Stat = s.Status, s.Patch, s.Stat
 	}
 }

@@ -87,7 +87,7 @@ func (r *Run) editLocations(ctx context.Context, st *state) (refused string, err
 	edited.Files, edited.Functions = files, funcs
 	st.locs, st.locsEdited = &edited, true
 	r.emit(event.Event{Type: event.Ranked, Agent: event.Localizer, Ranking: &event.Ranking{Files: files, Functions: funcs}})
-	return "", st.locs.Save(filepath.Join(r.Dir, LocationsFile))
+	return "", st.locs.Save(filepath.Join(r.Dir, runfolder.LocationsFile))
 }
 
 // checkLocations keeps locations an engineer gave that name something in the

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/swe-adept/swe-adept/agent/event"
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 )
 
 func mustTime(s string) time.Time {
@@ -134,8 +135,8 @@ func TestParseLocations(t *testing.T) {
 }
 
 func TestNewID(t *testing.T) {
-	a := NewID(mustTime("2026-11-22T04:35:10Z"))
-	b := NewID(mustTime("2026-11-22T04:36:00Z"))
+	a := runfolder.NewID(mustTime("2026-11-22T04:35:10Z"))
+	b := runfolder.NewID(mustTime("2026-11-22T04:36:00Z"))
 	if !strings.HasPrefix(a, "20261122-0435-") || len(a) != len("20261122-0435-ab12") || a >= b {
 		t.Errorf("ids %q, %q: want short and sortable by time", a, b)
 	}

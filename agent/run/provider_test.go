@@ -12,6 +12,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/llm/providertest"
 	"github.com/swe-adept/swe-adept/agent/localize"
 	"github.com/swe-adept/swe-adept/agent/models"
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/index"
 )
 
@@ -34,7 +35,7 @@ func fakeProvider(t *testing.T, cfg providertest.Config) *providertest.Server {
 // providerRun is a whole headless run (localization, then resolution with
 // hypotheses and checkpoints) against a fake provider, with the models
 // built from settings the way the commands build them.
-func providerRun(t *testing.T, srv *providertest.Server, tune func(*models.Settings)) (Summary, []event.Event) {
+func providerRun(t *testing.T, srv *providertest.Server, tune func(*models.Settings)) (runfolder.Summary, []event.Event) {
 	t.Helper()
 	set := models.Settings{Shared: models.Agent{Model: srv.Model(), BaseURL: srv.BaseURL()}, Attempts: 3,
 		Getenv: func(k string) string { return map[string]string{"OPENAI_API_KEY": providerKey}[k] }}

@@ -21,11 +21,11 @@ import (
 // exist, it did not already submit, and a resolution model is given.
 func (r *Run) prepareResume() error {
 	r.ID = r.opts.Resume
-	r.Dir = filepath.Join(RunsDir(r.repo.CommonDir()), r.ID)
+	r.Dir = filepath.Join(runfolder.RunsDir(r.repo.CommonDir()), r.ID)
 	if _, err := os.Stat(r.Dir); err != nil {
-		return fmt.Errorf("no run %s in %s (swe-adept runs lists them)", r.ID, RunsDir(r.repo.CommonDir()))
+		return fmt.Errorf("no run %s in %s (swe-adept runs lists them)", r.ID, runfolder.RunsDir(r.repo.CommonDir()))
 	}
-	meta, err := LoadMeta(r.Dir)
+	meta, err := runfolder.LoadMeta(r.Dir)
 	if err != nil {
 		return err
 	}
@@ -33,7 +33,7 @@ func (r *Run) prepareResume() error {
 	if o, err := readOwner(r.Dir); err == nil && o.Alive() {
 		return fmt.Errorf("run %s is still running (pid %d): two processes cannot share its workspace; stop it first", r.ID, o.PID)
 	}
-	if s, err := LoadSummary(r.Dir); err == nil && s.Status == string(tool.Submitted) {
+	if s, err := runfolder.LoadSummary(r.Dir); err == nil && s.Status == string(tool.Submitted) {
 		return fmt.Errorf("run %s already ended with a submitted solution (patch: %s); there is nothing to resume", r.ID, nonEmpty(s.Patch, "none"))
 	}
 	if r.resolveModel() == nil {
@@ -73,24 +73,24 @@ func (r *Run) reopen(ctx context.Context) (*workspace, error) {
 // loadResumed brings back the locations, working memory, transcript and
 // usage of a run being resumed.
 func (r *Run) loadResumed(st *state) error {
-	locs, err := localize.LoadLocations(filepath.Join(r.Dir, LocationsFile))
+	locs, err := localize.LoadLocations(filepath.Join(r.Dir, runfolder.LocationsFile))
 	if err != nil {
 		return fmt.Errorf("resume %s: it stopped before localization finished (start a new run): %w", r.ID, err)
 	}
 	st.locs = locs
-	st.mem, err = memory.NewStore(filepath.Join(r.Dir, MemoryFile)).Load()
+	st.mem, err = memory.NewStore(filepath.Join(r.Dir, runfolder.MemoryFile)).Load()
 	if errors.Is(err, fs.ErrNotExist) {
 		st.mem, err = nil, nil
 	}
 	if err != nil {
 		return fmt.Errorf("resume %s: %w", r.ID, err)
 	}
-	var t Transcript
-	if err := runfolder.ReadJSON(filepath.Join(r.Dir, TranscriptFile), &t); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	var t runfolder.Transcript
+	if err := runfolder.ReadJSON(filepath.Join(r.Dir, runfolder.TranscriptFile), &t); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("resume %s: %w", r.ID, err)
 	}
 	st.transcrpt, st.history = t, t.Resolve
-	if prev, err := LoadSummary(r.Dir); err == nil {
+	if prev, err := runfolder.LoadSummary(r.Dir); err == nil {
 		st.sum.Localize, st.sum.Resolve = prev.Localize, prev.Resolve
 	} else {
 		st.sum.Localize = locs.Usage

@@ -73,8 +73,8 @@ type Run struct {
 	mode resolve.Mode
 	// refusedLocs are the rankings the engineer refused, for the localizer.
 	refusedLocs []refusedRanking
-	repo        *vcs.Repo // the engineer's checkout
-	meta        *Meta     // set when resuming
+	repo        *vcs.Repo       // the engineer's checkout
+	meta        *runfolder.Meta // set when resuming
 	bus         *event.Bus
 	log         *os.File
 	events      <-chan event.Event
@@ -85,7 +85,7 @@ type Run struct {
 	secrets     []string
 
 	mu      sync.Mutex
-	summary Summary
+	summary runfolder.Summary
 	err     error
 }
 
@@ -143,9 +143,9 @@ func (r *Run) prepare() error {
 	}
 	r.ID = r.opts.ID
 	if r.ID == "" {
-		r.ID = NewID(r.opts.Now())
+		r.ID = runfolder.NewID(r.opts.Now())
 	}
-	r.Dir = filepath.Join(RunsDir(r.repo.CommonDir()), r.ID)
+	r.Dir = filepath.Join(runfolder.RunsDir(r.repo.CommonDir()), r.ID)
 	if _, err := os.Stat(r.Dir); err == nil {
 		return fmt.Errorf("run %s already exists in %s; resume it with --resume %s or pick another id", r.ID, r.Dir, r.ID)
 	}
@@ -156,12 +156,12 @@ func (r *Run) openFolder() error {
 	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
 		return fmt.Errorf("run folder: %w", err)
 	}
-	f, err := os.OpenFile(filepath.Join(r.Dir, EventsFile), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	f, err := os.OpenFile(filepath.Join(r.Dir, runfolder.EventsFile), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return fmt.Errorf("run folder: %w", err)
 	}
 	r.log = f
-	r.bus = event.NewBus(&scrubWriter{w: f, secrets: r.secrets, offset: runfolder.LastSeq(filepath.Join(r.Dir, EventsFile))})
+	r.bus = event.NewBus(&scrubWriter{w: f, secrets: r.secrets, offset: runfolder.LastSeq(filepath.Join(r.Dir, runfolder.EventsFile))})
 	return nil
 }
 
@@ -199,7 +199,7 @@ func (r *Run) Done() <-chan struct{} { return r.done }
 
 // Wait blocks until the run ends and returns its summary. The error is the
 // reason a run failed (not a limit or a refusal, which are statuses).
-func (r *Run) Wait() (Summary, error) {
+func (r *Run) Wait() (runfolder.Summary, error) {
 	if !r.taken.Load() {
 		go func() {
 			for range r.events {

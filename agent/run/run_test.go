@@ -52,7 +52,7 @@ func TestScriptedRun(t *testing.T) {
 	checkEvents(t, events)
 }
 
-func checkPatch(t *testing.T, sum Summary) {
+func checkPatch(t *testing.T, sum runfolder.Summary) {
 	t.Helper()
 	patch := string(must(os.ReadFile(sum.Patch)))
 	if strings.Contains(patch, "reproduce.py") || strings.Contains(patch, "cart.py") {
@@ -96,12 +96,12 @@ func checkCheckout(t *testing.T, repo string, readme []byte, statusBefore string
 
 func checkFolder(t *testing.T, dir string) {
 	t.Helper()
-	for _, f := range []string{EventsFile, LocationsFile, MemoryFile, PatchFile, TranscriptFile, SummaryFile, MetaFile} {
+	for _, f := range []string{runfolder.EventsFile, runfolder.LocationsFile, runfolder.MemoryFile, runfolder.PatchFile, runfolder.TranscriptFile, runfolder.SummaryFile, runfolder.MetaFile} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("run folder lacks %s", f)
 		}
 	}
-	mem, err := memory.Load(filepath.Join(dir, MemoryFile))
+	mem, err := memory.Load(filepath.Join(dir, runfolder.MemoryFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,14 +112,14 @@ func checkFolder(t *testing.T, dir string) {
 	if strings.Join(tags, " ") != "! v" || mem.Merged == "" {
 		t.Errorf("hypotheses %v merged %q, want a failed and a successful one, merged", tags, mem.Merged)
 	}
-	var tr Transcript
-	if err := runfolder.ReadJSON(filepath.Join(dir, TranscriptFile), &tr); err != nil {
+	var tr runfolder.Transcript
+	if err := runfolder.ReadJSON(filepath.Join(dir, runfolder.TranscriptFile), &tr); err != nil {
 		t.Fatal(err)
 	}
 	if len(tr.Localize) < 6 || len(tr.Resolve) < 20 {
 		t.Errorf("transcript has %d localization and %d resolution messages", len(tr.Localize), len(tr.Resolve))
 	}
-	f := must(os.ReadFile(filepath.Join(dir, EventsFile)))
+	f := must(os.ReadFile(filepath.Join(dir, runfolder.EventsFile)))
 	evs, err := event.ReadAll(bytes.NewReader(f))
 	if err != nil || len(evs) == 0 || evs[len(evs)-1].Type != event.Done {
 		t.Errorf("events.jsonl: %d events, err %v", len(evs), err)
@@ -231,7 +231,7 @@ func TestRunCancelAndResume(t *testing.T) {
 	if len(asked) < 2 || asked[0] != EditLocationsAction {
 		t.Errorf("approvals asked: %v", asked)
 	}
-	saved, _ := LoadLocations(filepath.Join(r.Dir, LocationsFile))
+	saved, _ := LoadLocations(filepath.Join(r.Dir, runfolder.LocationsFile))
 	if len(saved.Functions) != 1 {
 		t.Errorf("the edited locations were not saved: %+v", saved)
 	}
@@ -247,7 +247,7 @@ func TestRunCancelAndResume(t *testing.T) {
 	if !strings.Contains(string(must(os.ReadFile(sum.Patch))), "percent / 100") {
 		t.Error("the resumed run's patch lacks the fix")
 	}
-	evs, err := event.ReadAll(bytes.NewReader(must(os.ReadFile(filepath.Join(r.Dir, EventsFile)))))
+	evs, err := event.ReadAll(bytes.NewReader(must(os.ReadFile(filepath.Join(r.Dir, runfolder.EventsFile)))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +292,7 @@ func TestRunModes(t *testing.T) {
 			if err != nil || sum.Status != tt.status {
 				t.Fatalf("status %s err %v: %s", sum.Status, err, sum.Message)
 			}
-			if patch := string(must(os.ReadFile(filepath.Join(r.Dir, PatchFile)))); !strings.Contains(patch, tt.patchHas) || strings.Contains(patch, "reproduce.py") {
+			if patch := string(must(os.ReadFile(filepath.Join(r.Dir, runfolder.PatchFile)))); !strings.Contains(patch, tt.patchHas) || strings.Contains(patch, "reproduce.py") {
 				t.Errorf("patch:\n%s", patch)
 			}
 			if ok, out := unittest(t, repo); ok != tt.fixed {

@@ -14,6 +14,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/localize"
 	"github.com/swe-adept/swe-adept/agent/resolve"
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/agent/tool"
 	"github.com/swe-adept/swe-adept/index"
 	"github.com/swe-adept/swe-adept/internal/atomicfile"
@@ -43,15 +44,15 @@ type state struct {
 	locsEdited    bool // the engineer edited the ranked locations
 	history       []llm.Message
 	mem           *memory.Memory
-	transcrpt     Transcript
-	sum           Summary
+	transcrpt     runfolder.Transcript
+	sum           runfolder.Summary
 }
 
 func (r *Run) work(ctx context.Context) {
 	defer close(r.done)
 	defer r.log.Close()
 	defer r.bus.Close()
-	st := &state{sum: Summary{ID: r.ID, RunDir: r.Dir, Started: r.opts.Now().UTC(), Resumed: r.meta != nil}}
+	st := &state{sum: runfolder.Summary{ID: r.ID, RunDir: r.Dir, Started: r.opts.Now().UTC(), Resumed: r.meta != nil}}
 	err := r.phases(ctx, st)
 	r.finish(ctx, st, err)
 	os.Remove(filepath.Join(r.Dir, ownerFile)) // no longer running
@@ -118,17 +119,17 @@ func (r *Run) saveMeta(st *state) error {
 	if r.meta != nil {
 		return nil
 	}
-	m := Meta{ID: r.ID, Repo: r.repo.Dir(), Issue: r.opts.Issue, InPlace: r.opts.InPlace, Approve: string(r.mode),
+	m := runfolder.Meta{ID: r.ID, Repo: r.repo.Dir(), Issue: r.opts.Issue, InPlace: r.opts.InPlace, Approve: string(r.mode),
 		Model: r.resolveName(), Started: st.sum.Started, Workdir: st.ws.Dir, Original: st.ws.Original}
 	if lm := r.localizeModel(); lm != nil {
 		m.Localize = lm.Name()
 	}
-	return atomicfile.WriteJSON(filepath.Join(r.Dir, MetaFile), m)
+	return atomicfile.WriteJSON(filepath.Join(r.Dir, runfolder.MetaFile), m)
 }
 
 // locate indexes and localizes, or takes the given or saved locations.
 func (r *Run) locate(ctx context.Context, st *state) error {
-	path := filepath.Join(r.Dir, LocationsFile)
+	path := filepath.Join(r.Dir, runfolder.LocationsFile)
 	switch {
 	case st.locs != nil: // resumed
 		return nil
@@ -156,7 +157,7 @@ func (r *Run) locate(ctx context.Context, st *state) error {
 			err = serr
 		}
 	}
-	st.transcrpt.Localize = localizeMessages(filepath.Join(r.Dir, EventsFile))
+	st.transcrpt.Localize = localizeMessages(filepath.Join(r.Dir, runfolder.EventsFile))
 	if err != nil {
 		return fmt.Errorf("localization: %w", err)
 	}
@@ -200,7 +201,7 @@ func (r *Run) index(ctx context.Context, dir string) (*index.Index, error) {
 // resolveIssue runs the resolution agent with the hypothesis tools.
 func (r *Run) resolveIssue(ctx context.Context, st *state) error {
 	r.emit(event.Event{Type: event.PhaseChanged, Phase: "resolve"})
-	store := memory.NewStore(filepath.Join(r.Dir, MemoryFile))
+	store := memory.NewStore(filepath.Join(r.Dir, runfolder.MemoryFile))
 	tracker := hypothesis.New(hypothesis.Config{Repo: st.ws.Repo, Store: store, Memory: st.mem, RunID: r.ID, Approver: r.approver(), Bus: r.bus,
 		Exclude: func() []string { return r.scratch(ctx, st.ws) }})
 	usage := st.sum.Resolve
@@ -267,7 +268,7 @@ func (r *Run) scratch(ctx context.Context, ws *workspace) []string {
 
 func (r *Run) saveTranscript(st *state, msgs []llm.Message) {
 	st.transcrpt.Resolve = scrubMessages(msgs, r.secrets)
-	if err := atomicfile.WriteJSON(filepath.Join(r.Dir, TranscriptFile), st.transcrpt); err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(r.Dir, runfolder.TranscriptFile), st.transcrpt); err != nil {
 		slog.Warn("save transcript", "run", r.ID, "err", err)
 	}
 }
@@ -327,7 +328,7 @@ func explain(st *state, err error) string {
 	case err != nil && !errors.Is(err, context.Canceled):
 		return err.Error()
 	case st.localizedOnly && err == nil:
-		return "localized; no resolution model is configured, so the run stops here with the ranking saved in " + filepath.Join(st.sum.RunDir, LocationsFile) +
+		return "localized; no resolution model is configured, so the run stops here with the ranking saved in " + filepath.Join(st.sum.RunDir, runfolder.LocationsFile) +
 			". Configure a model (OPENAI_API_KEY or a base URL, and a model name) to resolve, or work on the ranking by hand with 'swe-adept hyp'."
 	case st.out.Status == tool.Submitted && unmerged(st):
 		return "submitted without a merged solution: no merge_solution succeeded, so the patch is the workspace as the agent left it. " + strings.TrimSpace(submissionSummary(st))

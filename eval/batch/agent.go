@@ -4,16 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/swe-adept/swe-adept/sandbox"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/swe-adept/swe-adept/sandbox"
+
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/models"
 	"github.com/swe-adept/swe-adept/agent/run"
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/index"
 	"github.com/swe-adept/swe-adept/internal/atomicfile"
 )
@@ -72,7 +74,7 @@ func (a AgentRunner) Run(ctx context.Context, job Job) (Result, error) {
 	if err := copyFolder(r.Dir, job.RunDir); err != nil {
 		return res, errors.Join(runErr, err)
 	}
-	if b, err := os.ReadFile(filepath.Join(job.RunDir, PatchFile)); err == nil {
+	if b, err := os.ReadFile(filepath.Join(job.RunDir, runfolder.PatchFile)); err == nil {
 		res.Patch = string(b)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		runErr = errors.Join(runErr, err)

@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/swe-adept/swe-adept/agent/models"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/swe-adept/swe-adept/agent/models"
 
 	"github.com/swe-adept/swe-adept/eval/export"
 	"github.com/swe-adept/swe-adept/eval/swebench"

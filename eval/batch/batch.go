@@ -19,24 +19,21 @@ import (
 	"time"
 
 	"github.com/swe-adept/swe-adept/agent/event"
-	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/eval/swebench"
 	"github.com/swe-adept/swe-adept/index"
 )
 
 // Files and folders a batch writes under its output folder.
 const (
-	RunsDir       = "runs"
-	WorkDir       = "work"
-	DoneFile      = "done.json"
-	InstanceFile  = runfolder.InstanceFile
-	PredsJSONL    = "preds.jsonl"
-	PredsJSON     = "preds.json"
-	LocOutputs    = "loc_outputs.jsonl"
-	SummaryFile   = runfolder.SummaryFile
-	PatchFile     = runfolder.PatchFile
-	LocationsFile = runfolder.LocationsFile
-	EventsFile    = runfolder.EventsFile
+	RunsDir    = "runs"
+	WorkDir    = "work"
+	DoneFile   = "done.json"
+	PredsJSONL = "preds.jsonl"
+	PredsJSON  = "preds.json"
+	LocOutputs = "loc_outputs.jsonl"
+	// SummaryFile holds the batch's totals (BatchSummary), beside runs/;
+	// each run folder has its own summary.json, a runfolder.Summary.
+	SummaryFile = "summary.json"
 )
 
 // Statuses a batch gives an instance on its own; a runner's own statuses

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/eval/swebench"
 	"github.com/swe-adept/swe-adept/internal/testtree"
 )
@@ -158,12 +159,12 @@ func TestLocalizeOnlyBatch(t *testing.T) {
 	if first.InstanceID != "shop__shop-1" || len(first.FoundEntities) == 0 || first.FoundEntities[0] != "shop/money.py:round_money" {
 		t.Fatalf("first output %+v", first)
 	}
-	for _, f := range []string{EventsFile, LocationsFile, DoneFile, InstanceFile} {
+	for _, f := range []string{runfolder.EventsFile, runfolder.LocationsFile, DoneFile, runfolder.InstanceFile} {
 		if _, err := os.Stat(filepath.Join(out, RunsDir, "shop__shop-1", f)); err != nil {
 			t.Fatalf("run folder lacks %s: %v", f, err)
 		}
 	}
-	inst, _ := os.ReadFile(filepath.Join(out, RunsDir, "shop__shop-1", InstanceFile))
+	inst, _ := os.ReadFile(filepath.Join(out, RunsDir, "shop__shop-1", runfolder.InstanceFile))
 	if bytes.Contains(inst, []byte("gold")) || bytes.Contains(inst, []byte("round_money")) {
 		t.Fatalf("the run folder shows the gold: %s", inst)
 	}

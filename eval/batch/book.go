@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/swe-adept/swe-adept/agent/llm"
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/eval/swebench"
 	"github.com/swe-adept/swe-adept/internal/atomicfile"
 )
@@ -139,7 +140,7 @@ func (b *book) writePreds() error {
 	var lines bytes.Buffer
 	dict := map[string]swebench.Prediction{}
 	for _, r := range b.finished() {
-		patch, err := os.ReadFile(filepath.Join(b.cfg.OutDir, RunsDir, DirName(r.InstanceID), PatchFile))
+		patch, err := os.ReadFile(filepath.Join(b.cfg.OutDir, RunsDir, DirName(r.InstanceID), runfolder.PatchFile))
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("prediction of %s: %w", r.InstanceID, err)
 		}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/eval/swebench"
 	"github.com/swe-adept/swe-adept/internal/atomicfile"
 )
@@ -51,7 +52,7 @@ func runOne(ctx context.Context, cfg Config, in swebench.Instance) (rec Record, 
 		return rec, save(cfg, rec, stage, final, work)
 	}
 	task := in.Task()
-	if err := atomicfile.WriteJSON(filepath.Join(stage, InstanceFile), instanceMeta{task.InstanceID, task.Repo, task.BaseCommit}); err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(stage, runfolder.InstanceFile), instanceMeta{task.InstanceID, task.Repo, task.BaseCommit}); err != nil {
 		rec.Status, rec.Message = StatusError, err.Error()
 		return rec, save(cfg, rec, stage, final, work)
 	}
@@ -157,7 +158,7 @@ func scoreOf(in swebench.Instance, res Result) *swebench.Score {
 // writePatch keeps the runner's patch.diff when it wrote one, else writes
 // the result's patch.
 func writePatch(stage, patch string, localizeOnly bool) error {
-	p := filepath.Join(stage, PatchFile)
+	p := filepath.Join(stage, runfolder.PatchFile)
 	if _, err := os.Stat(p); err == nil || localizeOnly {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/localize"
 	"github.com/swe-adept/swe-adept/agent/models"
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/index"
 )
 
@@ -42,7 +43,7 @@ func (l LocalizeRunner) Run(ctx context.Context, job Job) (Result, error) {
 	if err != nil {
 		return Result{Status: StatusSetup, Index: ix}, err
 	}
-	f, err := os.Create(filepath.Join(job.RunDir, EventsFile))
+	f, err := os.Create(filepath.Join(job.RunDir, runfolder.EventsFile))
 	if err != nil {
 		return Result{Status: StatusError, Index: ix}, fmt.Errorf("run events: %w", err)
 	}
@@ -58,7 +59,7 @@ func (l LocalizeRunner) Run(ctx context.Context, job Job) (Result, error) {
 	if loc != nil {
 		res.Status, res.Message = splitStatus(loc.Status)
 		res.Files, res.Functions, res.Usage = loc.Files, loc.Functions, loc.Usage
-		if err := loc.Save(filepath.Join(job.RunDir, LocationsFile)); err != nil {
+		if err := loc.Save(filepath.Join(job.RunDir, runfolder.LocationsFile)); err != nil {
 			runErr = errors.Join(runErr, err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/swe-adept/swe-adept/agent/llm"
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -77,7 +78,7 @@ func sampleRun(t *testing.T) (runDir, repo string) {
 	}
 	patch := gitIn(t, repo, "diff")
 	gitIn(t, repo, "checkout", "--", ".")
-	if err := os.WriteFile(filepath.Join(runDir, PatchFile), []byte(patch), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(runDir, runfolder.PatchFile), []byte(patch), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return runDir, repo
@@ -217,7 +218,7 @@ func TestSWEAgentFormat(t *testing.T) {
 
 func TestSWEAgentWithoutTranscriptOrSummary(t *testing.T) {
 	dir, _ := sampleRun(t)
-	for _, f := range []string{TranscriptFile, SummaryFile, MetaFile} {
+	for _, f := range []string{runfolder.TranscriptFile, runfolder.SummaryFile, runfolder.MetaFile} {
 		if err := os.Remove(filepath.Join(dir, f)); err != nil {
 			t.Fatal(err)
 		}
@@ -253,9 +254,9 @@ func TestLocAgentFormat(t *testing.T) {
 		{"run id", "", "r20261122", func() {}},
 		{"override", "shop__shop-1", "shop__shop-1", func() {}},
 		{"from the batch", "", "shop__shop-7", func() {
-			writeFile(t, filepath.Join(dir, InstanceFile), `{"instance_id": "shop__shop-7", "repo": "shop/shop"}`)
+			writeFile(t, filepath.Join(dir, runfolder.InstanceFile), `{"instance_id": "shop__shop-7", "repo": "shop/shop"}`)
 		}},
-		{"from the ranking event", "", "shop__shop-7", func() { os.Remove(filepath.Join(dir, LocationsFile)) }},
+		{"from the ranking event", "", "shop__shop-7", func() { os.Remove(filepath.Join(dir, runfolder.LocationsFile)) }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/swe-adept/swe-adept/agent/event"
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/eval/swebench"
 )
 
@@ -76,7 +77,7 @@ func LocAgent(r *Run, instanceID string) (swebench.LocAgentOutput, error) {
 			return swebench.NewLocAgentOutput(instanceID, e.Ranking.Files, e.Ranking.Functions), nil
 		}
 	}
-	return swebench.LocAgentOutput{}, fmt.Errorf("%s has no locations (no %s and no ranking event): the run ended before localization finished", r.Dir, LocationsFile)
+	return swebench.LocAgentOutput{}, fmt.Errorf("%s has no locations (no %s and no ranking event): the run ended before localization finished", r.Dir, runfolder.LocationsFile)
 }
 
 // Prediction is the run's SWE-bench prediction. A run without a patch

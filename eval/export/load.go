@@ -17,37 +17,19 @@ import (
 	"github.com/swe-adept/swe-adept/agent/runfolder"
 )
 
-// Files of a run folder that exports read (runfolder is their home).
-const (
-	LocationsFile  = runfolder.LocationsFile
-	PatchFile      = runfolder.PatchFile
-	TranscriptFile = runfolder.TranscriptFile
-	SummaryFile    = runfolder.SummaryFile
-	MetaFile       = runfolder.MetaFile
-	InstanceFile   = runfolder.InstanceFile
-)
-
-// The run folder's structs, from runfolder.
-type (
-	Transcript = runfolder.Transcript
-	Summary    = runfolder.Summary
-	Meta       = runfolder.Meta
-	Instance   = runfolder.Instance
-)
-
 // Run is a loaded run folder. Every part but the folder may be missing:
 // a run that crashed early has events and little else.
 type Run struct {
 	Dir        string
 	Events     []event.Event
 	EventsErr  error // a damaged or missing events.jsonl; the events read are kept
-	Transcript *Transcript
+	Transcript *runfolder.Transcript
 	Locations  *localize.Locations
 	Patch      string
 	HasPatch   bool
-	Summary    *Summary
-	Meta       *Meta
-	Instance   *Instance
+	Summary    *runfolder.Summary
+	Meta       *runfolder.Meta
+	Instance   *runfolder.Instance
 }
 
 // Load reads a run folder. Only an unreadable folder, or one holding none
@@ -64,16 +46,16 @@ func Load(dir string) (*Run, error) {
 	r := &Run{Dir: dir}
 	r.Events, r.EventsErr = replay.Load(dir)
 	var errs []error
-	r.Transcript = loadJSON[Transcript](dir, TranscriptFile, &errs)
-	r.Summary = loadJSON[Summary](dir, SummaryFile, &errs)
-	r.Meta = loadJSON[Meta](dir, MetaFile, &errs)
-	r.Instance = loadJSON[Instance](dir, InstanceFile, &errs)
-	if l, err := localize.LoadLocations(filepath.Join(dir, LocationsFile)); err == nil {
+	r.Transcript = loadJSON[runfolder.Transcript](dir, runfolder.TranscriptFile, &errs)
+	r.Summary = loadJSON[runfolder.Summary](dir, runfolder.SummaryFile, &errs)
+	r.Meta = loadJSON[runfolder.Meta](dir, runfolder.MetaFile, &errs)
+	r.Instance = loadJSON[runfolder.Instance](dir, runfolder.InstanceFile, &errs)
+	if l, err := localize.LoadLocations(filepath.Join(dir, runfolder.LocationsFile)); err == nil {
 		r.Locations = l
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		errs = append(errs, err)
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, PatchFile)); err == nil {
+	if b, err := os.ReadFile(filepath.Join(dir, runfolder.PatchFile)); err == nil {
 		r.Patch, r.HasPatch = string(b), true
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		errs = append(errs, err)
