@@ -87,7 +87,7 @@ func parseRunFlags(args []string) (runFlags, error) {
 	if f.approve == "" {
 		f.approve = map[bool]string{true: "auto", false: "ask"}[f.headless]
 	}
-	if _, err := resolve.ParseMode(f.approve); err != nil {
+	if _, err := resolve.ParseApprovalMode(f.approve); err != nil {
 		return f, usagef("--approve: %v", err)
 	}
 	switch {

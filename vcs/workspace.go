@@ -64,7 +64,7 @@ type runState struct {
 	// Resumed: a resume set the engineer's work aside (which, unlike a
 	// first start, cleans the tree), so HEAD alone cannot show who holds it.
 	Resumed bool `json:"resumed,omitempty"`
-	// Manual: a session of the hypothesis tools run by hand (hand.go); it
+	// Manual: a session of the hypothesis tools run by hand (manual.go); it
 	// holds the checkout between commands and is not a crash.
 	Manual bool `json:"manual,omitempty"`
 	// Crashed is the run's own state, saved when its checkout was given

@@ -37,7 +37,7 @@ type Config struct {
 	Bus      *event.Bus
 	Gate     *event.Gate
 	Approver event.Approver // asked for commands off the allow-list in ModeAsk
-	Mode     Mode
+	Mode     ApprovalMode
 	Allow    []string // extra allowed command prefixes
 
 	MaxIterations  int // 0: DefaultMaxIterations
@@ -129,9 +129,6 @@ func (a *Agent) opening() []llm.Message {
 		{Role: llm.User, Content: taskMessage(a.cfg.Issue, a.cfg.Files, a.cfg.Functions, a.cfg.LocationsEdited)},
 	}
 }
-
-// Tools lists the agent's tool names, in the order the model sees them.
-func (a *Agent) Tools() []string { return a.tools.Names() }
 
 // Messages is the conversation so far (read it when the agent is idle).
 func (a *Agent) Messages() []llm.Message { return a.loop.Messages }

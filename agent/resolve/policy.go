@@ -7,18 +7,18 @@ import (
 	"strings"
 )
 
-// Mode is how a run treats shell commands that are not on the allow-list.
-type Mode string
+// ApprovalMode is how a run treats shell commands that are not on the allow-list.
+type ApprovalMode string
 
 const (
-	ModeAsk  Mode = "ask"  // ask the engineer (TUI)
-	ModeAuto Mode = "auto" // run them (headless, demo)
-	ModeDeny Mode = "deny" // refuse them
+	ModeAsk  ApprovalMode = "ask"  // ask the engineer (TUI)
+	ModeAuto ApprovalMode = "auto" // run them (headless, demo)
+	ModeDeny ApprovalMode = "deny" // refuse them
 )
 
-// ParseMode checks an --approve value.
-func ParseMode(s string) (Mode, error) {
-	switch m := Mode(s); m {
+// ParseApprovalMode checks an --approve value.
+func ParseApprovalMode(s string) (ApprovalMode, error) {
+	switch m := ApprovalMode(s); m {
 	case ModeAsk, ModeAuto, ModeDeny:
 		return m, nil
 	}
@@ -43,7 +43,7 @@ type Decision struct {
 // Permissions is the shell policy of one run. Check is a pure function of
 // the command and these fields: no file system, no environment.
 type Permissions struct {
-	Mode    Mode
+	Mode    ApprovalMode
 	Workdir string   // absolute, cleaned
 	Allow   []string // extra allowed command prefixes ("make test"), on top of DefaultAllow
 }

@@ -10,7 +10,7 @@ func TestPermissionsCheck(t *testing.T) {
 	const ws = "/work/repo"
 	tests := []struct {
 		cmd    string
-		mode   Mode
+		mode   ApprovalMode
 		want   Verdict
 		reason string // a refusal must contain this
 	}{
@@ -113,11 +113,11 @@ func TestPermissionsExtraAllow(t *testing.T) {
 
 func TestParseMode(t *testing.T) {
 	for _, s := range []string{"ask", "auto", "deny"} {
-		if _, err := ParseMode(s); err != nil {
+		if _, err := ParseApprovalMode(s); err != nil {
 			t.Errorf("ParseMode(%q): %v", s, err)
 		}
 	}
-	if _, err := ParseMode("yes"); err == nil {
+	if _, err := ParseApprovalMode("yes"); err == nil {
 		t.Error("ParseMode(yes) succeeded")
 	}
 }
@@ -134,7 +134,7 @@ func FuzzPermissions(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
-		for _, m := range []Mode{ModeAsk, ModeAuto, ModeDeny} {
+		for _, m := range []ApprovalMode{ModeAsk, ModeAuto, ModeDeny} {
 			d := Permissions{Mode: m, Workdir: "/w"}.Check(cmd)
 			if d.Verdict != Refuse && (etcWord.MatchString(cmd) || curlWord.MatchString(cmd)) {
 				t.Fatalf("Check(%q) in %s = %s", cmd, m, d.Verdict)

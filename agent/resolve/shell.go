@@ -262,9 +262,6 @@ func (s *Shell) confinement() string {
 	return "It would run confined: writes only in the workspace, no network unless allowed, secrets out of reach."
 }
 
-// Confined reports whether commands run in the sandbox.
-func (s *Shell) Confined() bool { return s.cfg.Sandbox != nil }
-
 func (s *Shell) wait(ctx context.Context, c *exec.Cmd, timeout time.Duration) (Exec, error) {
 	pgid := c.Process.Pid
 	done := make(chan error, 1)

@@ -15,7 +15,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/tool"
 )
 
-func newTestShell(t *testing.T, mode Mode, ap event.Approver) (*Shell, string) {
+func newTestShell(t *testing.T, mode ApprovalMode, ap event.Approver) (*Shell, string) {
 	t.Helper()
 	dir := t.TempDir()
 	return NewShell(ShellConfig{Workdir: dir, Perm: Permissions{Mode: mode, Workdir: dir}, Approver: ap}), dir
@@ -141,7 +141,7 @@ func (r *recorder) Approve(_ context.Context, req *event.ApprovalRequest) (event
 func TestShellTool(t *testing.T) {
 	tests := []struct {
 		name    string
-		mode    Mode
+		mode    ApprovalMode
 		reply   event.Reply
 		cmd     string
 		want    string

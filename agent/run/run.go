@@ -70,7 +70,7 @@ type Run struct {
 	Dir string // the run folder
 
 	opts Options
-	mode resolve.Mode
+	mode resolve.ApprovalMode
 	// refusedLocs are the rankings the engineer refused, for the localizer.
 	refusedLocs []refusedRanking
 	repo        *vcs.Repo       // the engineer's checkout
@@ -103,7 +103,7 @@ func Start(ctx context.Context, opts Options) (*Run, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	mode, err := resolve.ParseMode(nonEmpty(opts.Approve, string(resolve.ModeAuto)))
+	mode, err := resolve.ParseApprovalMode(nonEmpty(opts.Approve, string(resolve.ModeAuto)))
 	if err != nil {
 		return nil, err
 	}
@@ -188,14 +188,8 @@ func (r *Run) Events() <-chan event.Event {
 // Gate pauses, steps and passes notes to the agents.
 func (r *Run) Gate() *event.Gate { return r.gate }
 
-// Bus is the run's event bus, for a caller that wants its own subscription.
-func (r *Run) Bus() *event.Bus { return r.bus }
-
 // Cancel stops the run; it still saves what it has and puts the checkout back.
 func (r *Run) Cancel() { r.cancel() }
-
-// Done closes when the run has ended and everything is saved.
-func (r *Run) Done() <-chan struct{} { return r.done }
 
 // Wait blocks until the run ends and returns its summary. The error is the
 // reason a run failed (not a limit or a refusal, which are statuses).

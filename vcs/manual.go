@@ -8,7 +8,7 @@ import (
 	"os"
 )
 
-// The hypothesis tools can be run by hand in the engineer's checkout
+// A manual session: the hypothesis tools run by hand in the engineer's checkout
 // (`swe-adept hyp`). Such a session treats the checkout as an in-place run
 // does: uncommitted work is set aside exactly (not folded into the common
 // base), HEAD is detached so the engineer's branch never moves, and
@@ -22,19 +22,6 @@ const handPID = -1
 
 // ErrNoHandSession: no hypothesis session by hand is open.
 var ErrNoHandSession = errors.New("no hypothesis session by hand is open")
-
-// HandSessionOpen reports whether the session runID holds the checkout.
-func HandSessionOpen(ctx context.Context, repo, runID string) (bool, error) {
-	co, err := Open(ctx, repo)
-	if err != nil {
-		return false, err
-	}
-	st, err := readState(co, runID)
-	if err != nil {
-		return false, nil
-	}
-	return st.Manual && !st.Finished, nil
-}
 
 // OpenHand starts a session by hand: it sets the engineer's uncommitted
 // work aside and detaches HEAD at their commit.
