@@ -1,6 +1,7 @@
 package termtext
 
 import (
+	"io"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -64,4 +65,20 @@ func appendEscape(b []byte, r rune) []byte {
 		b = append(b, "0123456789abcdef"[(r>>shift)&0xf])
 	}
 	return b
+}
+
+// JSONWriter applies JSON to everything written through it: for a stream
+// of JSON values each written whole (json.Encoder writes one per Write).
+type JSONWriter struct{ w io.Writer }
+
+// NewJSONWriter returns a JSONWriter that writes to w.
+func NewJSONWriter(w io.Writer) *JSONWriter { return &JSONWriter{w: w} }
+
+// Write escapes p and writes it. It reports len(p) written when the whole
+// escaped text was.
+func (w *JSONWriter) Write(p []byte) (int, error) {
+	if _, err := w.w.Write(JSON(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -149,6 +149,13 @@ func TestJSON(t *testing.T) {
 			t.Errorf("JSON changed the value: %q, want %q", got["text"], want["text"])
 		}
 	}
+	var buf bytes.Buffer
+	if err := json.NewEncoder(NewJSONWriter(&buf)).Encode("a\u202eb"); err != nil || buf.String() != `"a\u202eb"`+"\n" {
+		t.Errorf("JSONWriter wrote %q, %v", buf.String(), err)
+	}
+	if _, err := NewJSONWriter(failing{}).Write([]byte("1")); err == nil {
+		t.Error("a failing writer's error was lost")
+	}
 	plain := []byte(`{"a":"café ✓"}` + "\n")
 	if got := JSON(plain); &got[0] != &plain[0] {
 		t.Error("JSON copied text that needed nothing")
