@@ -113,7 +113,7 @@ func TestHostileText(t *testing.T) {
 	for _, c := range cases {
 		for _, sz := range []struct{ w, h int }{{80, 24}, {160, 48}} {
 			t.Run(fmt.Sprintf("%s/%dx%d", c.name, sz.w, sz.h), func(t *testing.T) {
-				m := testModel(sz.w, sz.h, Options{Notices: []string{"notice " + evil}})
+				m := testModel(sz.w, sz.h, Options{Notices: []string{"notice " + evil}, Title: "replay " + evil})
 				feed(m, hostileEvents()...)
 				if c.final {
 					feed(m, finalEvents()...)
