@@ -69,6 +69,8 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 func Main(args []string, stdout, stderr io.Writer) int { return runMain(args, stdout, stderr) }
 
 func runMain(args []string, stdout, stderr io.Writer) int {
+	// Errors quote paths, refs, model and repository text.
+	stderr = textOut(stderr)
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		return runHelp(args, stdout, stderr)
 	}

@@ -117,7 +117,7 @@ func runBatch(ctx context.Context, args []string) error {
 		sum, runErr = batch.Run(ctx, cfg)
 	}
 	if sum != nil {
-		enc := json.NewEncoder(os.Stdout)
+		enc := json.NewEncoder(jsonOut(os.Stdout))
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(sum); err != nil {
 			return err

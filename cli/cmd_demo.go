@@ -123,7 +123,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	notices := demoNotices(dir)
 	if f.headless {
 		for _, n := range notices {
-			fmt.Fprintln(stderr, n)
+			fmt.Fprintln(textOut(stderr), n)
 		}
 	}
 	r, err := startDemo(ctx, f, dir)
@@ -188,7 +188,7 @@ func startDemo(ctx context.Context, f demoFlags, dir string) (*run.Run, error) {
 // demoScreen shows the run in the workbench, then says where to look.
 func demoScreen(ctx context.Context, r *run.Run, notices []string, dir string, stderr io.Writer) error {
 	sum, err, werr := showRun(ctx, r, tui.Options{Title: "swe-adept demo", Notices: notices, ScriptedNote: demoScripted})
-	fmt.Fprintf(stderr, "demo run %s: %s%s\nthe sample repository is at %s\n", sum.ID, sum.Status, patchNote(sum), dir)
+	fmt.Fprintf(textOut(stderr), "demo run %s: %s%s\nthe sample repository is at %s\n", sum.ID, sum.Status, patchNote(sum), dir)
 	if sum.Status == "cancelled" && ctx.Err() == nil {
 		return err // the engineer quit: not a failure of the demo
 	}

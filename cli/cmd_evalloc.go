@@ -82,7 +82,7 @@ func evalLocFlags() declare {
 			if !*perInstance {
 				res.Instances = nil
 			}
-			enc := json.NewEncoder(os.Stdout)
+			enc := json.NewEncoder(jsonOut(os.Stdout))
 			enc.SetIndent("", "  ")
 			return enc.Encode(res)
 		}
@@ -96,7 +96,7 @@ func leaveOneOut(ctx context.Context, cfg evalloc.Config) error {
 	if err != nil {
 		return err
 	}
-	enc := json.NewEncoder(os.Stdout)
+	enc := json.NewEncoder(jsonOut(os.Stdout))
 	enc.SetIndent("", "  ")
 	return enc.Encode(res)
 }

@@ -48,17 +48,17 @@ func exportFlags() declare {
 				return loadErr
 			}
 			if loadErr != nil {
-				fmt.Fprintf(os.Stderr, "swe-adept export: %s is damaged; exporting what could be read: %v\n", dir, loadErr)
+				fmt.Fprintf(textOut(os.Stderr), "swe-adept export: %s is damaged; exporting what could be read: %v\n", dir, loadErr)
 			}
 			if r.EventsErr != nil {
-				fmt.Fprintf(os.Stderr, "swe-adept export: %v\n", r.EventsErr)
+				fmt.Fprintf(textOut(os.Stderr), "swe-adept export: %v\n", r.EventsErr)
 			}
 			var buf bytes.Buffer
 			if err := export.Write(&buf, r, opts); err != nil {
 				return err
 			}
 			if *out == "" {
-				_, err = os.Stdout.Write(buf.Bytes())
+				_, err = jsonOut(os.Stdout).Write(buf.Bytes()) // every format is JSON
 				return err
 			}
 			return atomicfile.Write(*out, buf.Bytes())

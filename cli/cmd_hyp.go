@@ -99,6 +99,7 @@ func finishHand(ctx context.Context, dir, runID string, f *hypothesis.Tracker, w
 	if err != nil {
 		return err
 	}
+	w = textOut(w)
 	where := nonEmptyStr(res.Branch, "commit "+res.Head)
 	if patch == "" {
 		fmt.Fprintf(w, "Back on %s with your uncommitted work as it was; nothing was merged.\n", where)
@@ -199,7 +200,7 @@ func openFamilies(ctx context.Context, dir, runID string, approver event.Approve
 
 func printHyp(w io.Writer, out tool.Output, f *hypothesis.Tracker, asJSON bool) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
+		enc := json.NewEncoder(jsonOut(w))
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
 			Observation string              `json:"observation"`
@@ -207,7 +208,7 @@ func printHyp(w io.Writer, out tool.Output, f *hypothesis.Tracker, asJSON bool) 
 			Memory      *event.PlanSnapshot `json:"memory"`
 		}{out.Text, out.Failed, hypothesis.Snapshot(f.Memory())})
 	}
-	fmt.Fprintln(w, strings.TrimRight(out.Text, "\n"))
+	fmt.Fprintln(textOut(w), strings.TrimRight(out.Text, "\n"))
 	if out.Failed {
 		return fmt.Errorf("the command was not carried out (see above)")
 	}

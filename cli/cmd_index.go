@@ -77,7 +77,7 @@ func printIndexJSON(w io.Writer, st index.Stats) error {
 	if st.Languages == nil {
 		st.Languages = map[string]int{}
 	}
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(jsonOut(w))
 	if err := enc.Encode(st); err != nil {
 		return fmt.Errorf("print index stats: %w", err)
 	}
@@ -85,6 +85,7 @@ func printIndexJSON(w io.Writer, st index.Stats) error {
 }
 
 func printIndexSummary(w io.Writer, root string, st index.Stats) {
+	w = textOut(w) // file names and problems are the repository's
 	fmt.Fprintf(w, "indexed %s\n", root)
 	if st.Files == 0 {
 		fmt.Fprintf(w, "  no source files found (indexed languages: Python, Go)\n")
@@ -104,6 +105,7 @@ func printIndexSummary(w io.Writer, root string, st index.Stats) {
 
 func printIndexStats(w io.Writer, ix *index.Index, st index.Stats) {
 	printIndexSummary(w, ix.Root(), st)
+	w = textOut(w)
 	var bytes int64
 	for _, f := range ix.Files() {
 		bytes += f.Size

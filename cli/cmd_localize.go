@@ -104,12 +104,13 @@ func runLocalizeTo(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	errOut := textOut(os.Stderr)
 	if notice != "" {
-		fmt.Fprintln(os.Stderr, notice)
+		fmt.Fprintln(errOut, notice)
 	}
-	fmt.Fprintf(os.Stderr, "localizing with %s\n", model.Name())
+	fmt.Fprintf(errOut, "localizing with %s\n", model.Name())
 	bus := event.NewBus(nil)
-	done := printSteps(bus.Subscribe(), os.Stderr)
+	done := printSteps(bus.Subscribe(), errOut)
 	loc, runErr := localize.Run(ctx, localize.Config{Index: ix, Searcher: s, Model: model, Bus: bus, Issue: issue, MaxIterations: f.iterations})
 	bus.Close()
 	done.Wait()
@@ -123,7 +124,7 @@ func runLocalizeTo(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := printLocations(stdout, loc, f.asJSON); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "wrote %s (%s)\n", f.out, loc.Status)
+	fmt.Fprintf(errOut, "wrote %s (%s)\n", f.out, loc.Status)
 	return runErr
 }
 
@@ -146,7 +147,7 @@ func buildIndexWithProgress(ctx context.Context, repo string, w *os.File) (*inde
 	if st.Units == 0 {
 		return nil, fmt.Errorf("%s has no source files the index reads (%s): nothing to localize in", ix.Root(), strings.Join(index.Languages(), ", "))
 	}
-	fmt.Fprintf(w, "indexed %s: %d files, %d units in %.1fs\n", ix.Root(), st.Files, st.Units, time.Since(start).Seconds())
+	fmt.Fprintf(textOut(w), "indexed %s: %d files, %d units in %.1fs\n", ix.Root(), st.Files, st.Units, time.Since(start).Seconds())
 	return ix, nil
 }
 
@@ -178,9 +179,10 @@ func printLocations(w io.Writer, loc *localize.Locations, asJSON bool) error {
 		if err != nil {
 			return fmt.Errorf("encode locations: %w", err)
 		}
-		_, err = fmt.Fprintln(w, string(b))
+		_, err = fmt.Fprintln(jsonOut(w), string(b))
 		return err
 	}
+	w = textOut(w)
 	fmt.Fprint(w, loc.Format(0))
 	fmt.Fprintf(w, "search: %d nodes, depth %d, %s\n", len(loc.Tree), loc.MaxDepth, formatCalls(loc.ToolCalls))
 	return nil

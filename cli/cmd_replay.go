@@ -76,7 +76,7 @@ func runReplay(ctx context.Context, args []string) error {
 		return fmt.Errorf("%s has no events to replay", dir)
 	}
 	if f.headless {
-		err = replay.WriteJSONL(ctx, os.Stdout, evs, f.opts)
+		err = replay.WriteJSONL(ctx, jsonOut(os.Stdout), evs, f.opts)
 	} else {
 		err = replayInTUI(ctx, dir, evs, f.opts)
 	}

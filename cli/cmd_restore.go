@@ -33,6 +33,7 @@ func restoreFlags(stdout io.Writer) declare {
 			if len(pos) == 1 {
 				id = pos[0]
 			}
+			stdout := textOut(stdout)
 			done, err := vcs.Recover(ctx, *repo, id)
 			for _, r := range done {
 				fmt.Fprintln(stdout, r)

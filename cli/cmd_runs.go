@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/swe-adept/swe-adept/agent/run"
+	"github.com/swe-adept/swe-adept/internal/termtext"
 	"github.com/swe-adept/swe-adept/vcs"
 )
 
@@ -46,7 +47,7 @@ func runsFlags(stdout io.Writer) declare {
 				return err
 			}
 			if *asJSON {
-				enc := json.NewEncoder(stdout)
+				enc := json.NewEncoder(jsonOut(stdout))
 				enc.SetIndent("", "  ")
 				return enc.Encode(runs)
 			}
@@ -54,6 +55,8 @@ func runsFlags(stdout io.Writer) declare {
 				fmt.Fprintln(stdout, "no runs yet; start one with: swe-adept run --issue FILE")
 				return nil
 			}
+			// Cleaned before the columns are measured, not after.
+			c := termtext.Clean
 			tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tSTATUS\tSTARTED\tPATCH\tISSUE")
 			for _, r := range runs {
@@ -65,7 +68,7 @@ func runsFlags(stdout io.Writer) declare {
 				if r.Patch != "" {
 					patch = r.Patch + " (" + r.Stat + ")"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Status, started, patch, r.Issue)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c(r.ID), c(r.Status), started, c(patch), c(r.Issue))
 			}
 			return tw.Flush()
 		}
@@ -92,6 +95,7 @@ func gcFlags(stdout io.Writer) declare {
 			if !*all {
 				id = pos[0]
 			}
+			stdout := textOut(stdout)
 			removed, err := vcs.GC(ctx, *repo, id)
 			for _, r := range removed {
 				fmt.Fprintln(stdout, "removed", r)

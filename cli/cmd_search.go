@@ -109,14 +109,14 @@ func runTool(s *index.Searcher, tool, query string, f searchFlags) index.Result 
 
 func printResult(w io.Writer, res index.Result, asJSON bool) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
+		enc := json.NewEncoder(jsonOut(w))
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(res); err != nil {
 			return fmt.Errorf("print result: %w", err)
 		}
 		return nil
 	}
-	if _, err := io.WriteString(w, res.Observation); err != nil {
+	if _, err := io.WriteString(textOut(w), res.Observation); err != nil {
 		return fmt.Errorf("print result: %w", err)
 	}
 	return nil

@@ -25,6 +25,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/eval/batch"
 	"github.com/swe-adept/swe-adept/eval/swebench"
+	"github.com/swe-adept/swe-adept/internal/termtext"
 	"github.com/swe-adept/swe-adept/sandbox"
 	"github.com/swe-adept/swe-adept/tui"
 	"github.com/swe-adept/swe-adept/vcs"
@@ -74,7 +75,7 @@ func (p *progressLine) update(done, total int) {
 	}
 	p.last = time.Now()
 	p.drawn = true
-	fmt.Fprintf(p.w, "\r%s: %d/%d files", p.label, done, total)
+	fmt.Fprintf(p.w, "\r%s: %d/%d files", termtext.Clean(p.label), done, total)
 }
 
 func (p *progressLine) clear() {
@@ -138,6 +139,7 @@ func statusError(s runfolder.Summary) error {
 
 // runHeadless prints every event as a JSON line, then the summary line.
 func runHeadless(r *run.Run, stdout io.Writer) error {
+	stdout = jsonOut(stdout)
 	enc := json.NewEncoder(stdout)
 	secrets := resolve.SecretValues(os.Environ())
 	for e := range r.Events() {
@@ -185,7 +187,7 @@ func loadInstances(path, only string, limit int) ([]swebench.Instance, []swebenc
 		return nil, nil, err
 	}
 	for _, b := range bad {
-		fmt.Fprintf(os.Stderr, "%s: skipped %v\n", path, b)
+		fmt.Fprintf(textOut(os.Stderr), "%s: skipped %v\n", path, b)
 	}
 	list = pickInstances(list, only, limit)
 	if len(list) == 0 {

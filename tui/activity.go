@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/swe-adept/swe-adept/agent/event"
+	"github.com/swe-adept/swe-adept/internal/termtext"
 )
 
 // logLine is one entry of the activity log.
@@ -91,7 +92,7 @@ func (a *activityPane) add(e event.Event, text, style string) {
 func (a *activityPane) result(e event.Event, text, style string) {
 	for i := len(a.log) - 1; i >= max(len(a.log)-50, 0); i-- {
 		if a.log[i].call == e.Tool.CallID && e.Tool.CallID != "" {
-			a.log[i].text, a.log[i].style, a.log[i].at = text, style, e.Time
+			a.log[i].text, a.log[i].style, a.log[i].at = termtext.Clean(text), style, e.Time
 			return
 		}
 		if a.log[i].agent == e.Agent {
@@ -101,7 +102,10 @@ func (a *activityPane) result(e event.Event, text, style string) {
 	a.add(e, text, style)
 }
 
+// addLine logs l. Its text is cleaned here too, for lines that do not
+// come from an event (notices, the engineer's notes).
 func (a *activityPane) addLine(l logLine) {
+	l.text = termtext.Clean(l.text)
 	a.log = append(a.log, l)
 	if len(a.log) > maxLog {
 		a.log = a.log[len(a.log)-maxLog:]
@@ -228,7 +232,7 @@ func (a *activityPane) line(st Styles, l logLine) string {
 	}
 	tag := ""
 	if l.agent != "" {
-		tag = st.agent(l.agent).Render(l.agent[:min(3, len(l.agent))]) + " "
+		tag = st.agent(l.agent).Render(ansi.Truncate(l.agent, 3, "")) + " "
 	}
 	text := firstLine(l.text)
 	switch l.style {

@@ -26,7 +26,8 @@ const (
 // dialog is the modal approval dialog. It holds the request until the
 // engineer answers; the root model sends the answer exactly once.
 type dialog struct {
-	req    *event.ApprovalRequest
+	req    *event.ApprovalRequest // as drawn: every string cleaned (shownRequest)
+	raw    *event.ApprovalRequest // as the agent sent it: what answers carry
 	mode   dialogMode
 	choice int
 	input  textinput.Model
@@ -38,9 +39,9 @@ type dialog struct {
 func newDialog(req *event.ApprovalRequest) *dialog {
 	in := textinput.New()
 	in.CharLimit = 500
-	d := &dialog{req: req, input: in}
+	d := &dialog{req: shownRequest(req), raw: req, input: in}
 	if req.Action == "edit_locations" {
-		d.locs = locationsOf(req)
+		d.locs = locationsOf(d.req)
 		d.orig = append([]string(nil), d.locs...)
 	}
 	return d
@@ -120,7 +121,7 @@ func (d *dialog) inputKey(k KeyMap, msg tea.KeyMsg) (*event.Reply, tea.Cmd) {
 		return nil, nil
 	}
 	var cmd tea.Cmd
-	d.input, cmd = d.input.Update(msg)
+	d.input, cmd = d.input.Update(visibleKey(msg))
 	return nil, cmd
 }
 
@@ -133,7 +134,7 @@ func (d *dialog) chooseKey(k KeyMap, msg tea.KeyMsg) *event.Reply {
 	case key.Matches(msg, k.Down):
 		d.choice = min(d.choice+1, len(d.req.Options)-1)
 	case key.Matches(msg, k.Confirm):
-		return &event.Reply{Decision: event.Choose, Choice: d.req.Options[d.choice]}
+		return &event.Reply{Decision: event.Choose, Choice: d.raw.Options[d.choice]}
 	}
 	return nil
 }
@@ -171,7 +172,7 @@ func (d *dialog) editReply() *event.Reply {
 	if slices.Equal(d.locs, d.orig) {
 		return &event.Reply{Decision: event.Approve}
 	}
-	return &event.Reply{Decision: event.Choose, Choice: strings.Join(d.locs, "\n")}
+	return &event.Reply{Decision: event.Choose, Choice: strings.Join(rawLocations(d.raw, d.locs), "\n")}
 }
 
 // headline says in a few words what the agent asks for.
@@ -198,21 +199,21 @@ func (d *dialog) view(st Styles, k KeyMap, note string, w, h int) []string {
 			out = append(out, st.Note.Render(l))
 		}
 	}
+	out = append(out, d.warning(st, w)...)
 	out = append(out, "")
-	if d.req.Action == "bash" {
-		out = append(out, st.Bold.Render("$ "+d.req.Target), "")
-	}
-	if s := strings.TrimSpace(d.req.Summary); s != "" {
-		out = append(out, wrap(s, w)...)
-		out = append(out, "")
-	}
 	foot := d.footer(st, k, w)
-	body := d.body(st, w)
+	body := append(d.intro(st, w), d.body(st, w)...)
 	room := max(h-len(out)-len(foot), 1)
+	if len(body) > room {
+		room = max(room-1, 1) // for the line that says what is below
+	}
 	d.scroll = max(min(d.scroll, len(body)-room), 0)
 	end := min(d.scroll+room, len(body))
 	for _, l := range body[d.scroll:end] {
 		out = append(out, fit(l, w))
+	}
+	if end < len(body) {
+		out = append(out, moreBelow(st, k, len(body)-end, w))
 	}
 	for len(out) < h-len(foot) {
 		out = append(out, "")

@@ -8,6 +8,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/swe-adept/swe-adept/agent/event"
+	"github.com/swe-adept/swe-adept/internal/termtext"
 )
 
 // markdown renders markdown with one glamour renderer per width. Renderers
@@ -33,15 +34,15 @@ func (m *markdown) render(src string, width int) string {
 		}
 		var err error
 		if r, err = glamour.NewTermRenderer(opts...); err != nil {
-			return src
+			return termtext.Clean(src)
 		}
 		m.byWidth[width] = r
 	}
-	out, err := r.Render(src)
+	out, err := r.Render(markdownSource(src))
 	if err != nil {
-		return src
+		return termtext.Clean(src)
 	}
-	return strings.Trim(out, "\n")
+	return strings.Trim(renderedMarkdown(out), "\n")
 }
 
 // diffContent is what the diff pane shows: a patch or a markdown text.
@@ -123,6 +124,7 @@ func (d *diffPane) showMarkdown(title, src string) {
 }
 
 func (d *diffPane) show(c diffContent) {
+	c.title, c.patch, c.markdown = termtext.Clean(c.title), termtext.Clean(c.patch), termtext.Clean(c.markdown)
 	d.shown = c
 	d.refresh()
 	d.vp.GotoTop()

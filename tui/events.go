@@ -15,7 +15,7 @@ func (m *Model) handleEvent(e event.Event) tea.Cmd {
 	if !e.Time.IsZero() {
 		m.run.last = e.Time
 	}
-	m.apply(e)
+	m.apply(cleanEvent(e))
 	cmds := []tea.Cmd{waitForEvent(m.opts.Events)}
 	if !wasBusy && m.act.isBusy() {
 		cmds = append(cmds, m.act.spin.Tick)
@@ -224,7 +224,7 @@ func (m *Model) finish(e event.Event) {
 func compactArgs(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > 160 {
-		s = s[:157] + "…"
+		s = strings.ToValidUTF8(s[:157], "") + "…" // never half a character
 	}
 	return s
 }

@@ -140,7 +140,7 @@ func (m *Model) noteKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	var cmd tea.Cmd
-	m.note, cmd = m.note.Update(msg)
+	m.note, cmd = m.note.Update(visibleKey(msg))
 	return cmd
 }
 

@@ -35,6 +35,9 @@ func newIssueInput(title string) *issueInput {
 func (m *issueInput) Init() tea.Cmd { return textarea.Blink }
 
 func (m *issueInput) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if k, ok := msg.(tea.KeyMsg); ok {
+		msg = visibleKey(k)
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.w, m.h = msg.Width, msg.Height

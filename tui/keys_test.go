@@ -103,14 +103,14 @@ func TestApprovalQueueAndDone(t *testing.T) {
 	r1 := event.NewApproval("1", "revert_to", "H1/T1")
 	r2 := event.NewApproval("2", "bash", "ls")
 	feed(m, event.Event{Type: event.Approval, Approval: r1}, event.Event{Type: event.Approval, Approval: r2})
-	if m.dialog == nil || m.dialog.req != r1 {
+	if m.dialog == nil || m.dialog.raw != r1 {
 		t.Fatal("first request not shown first")
 	}
 	// Answered elsewhere (policy, cancel): the dialog closes, the next opens.
 	done := *r1
 	done.Reply = &event.Reply{Decision: event.Approve}
 	feed(m, event.Event{Type: event.ApprovalDone, Approval: &done})
-	if m.dialog == nil || m.dialog.req != r2 {
+	if m.dialog == nil || m.dialog.raw != r2 {
 		t.Fatal("second request not shown after the first was answered")
 	}
 	m.Update(press("a"))

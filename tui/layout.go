@@ -129,10 +129,11 @@ func firstLine(s string) string {
 	return s
 }
 
-// shortHash is the first 7 characters of a commit hash.
+// shortHash is the first 7 characters of a commit hash (whatever a
+// replayed file holds there: never half a character).
 func shortHash(h string) string {
 	if len(h) > 7 {
-		return h[:7]
+		return strings.ToValidUTF8(h[:7], "")
 	}
 	return h
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/swe-adept/swe-adept/agent/event"
+	"github.com/swe-adept/swe-adept/internal/termtext"
 )
 
 // Options configure the workbench.
@@ -75,6 +76,7 @@ func (o Options) withDefaults() Options {
 	if o.Title == "" {
 		o.Title = "swe-adept"
 	}
+	o.Title = termtext.Clean(o.Title) // it may name a run folder
 	return o
 }
 
