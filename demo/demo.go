@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/swe-adept/swe-adept/agent/llm"
+	"github.com/swe-adept/swe-adept/vcs"
 )
 
 //go:embed all:sample
@@ -108,9 +109,8 @@ func writeSample(dir string) error {
 // git runs git with a fixed identity, so the demo works on a machine with
 // no global git configuration.
 func git(ctx context.Context, dir string, args ...string) error {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(),
+	cmd := vcs.Command(ctx, filepath.Join(dir, ".git"), dir, args...)
+	cmd.Env = append(cmd.Env,
 		"GIT_AUTHOR_NAME=swe-adept demo", "GIT_AUTHOR_EMAIL=demo@swe-adept.invalid",
 		"GIT_COMMITTER_NAME=swe-adept demo", "GIT_COMMITTER_EMAIL=demo@swe-adept.invalid",
 		"GIT_CONFIG_NOSYSTEM=1")

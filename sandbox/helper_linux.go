@@ -65,6 +65,13 @@ func helper(enc string) error {
 	if err := s.mounts(); err != nil {
 		return err
 	}
+	// The working directory was entered before the mounts: enter it again
+	// through them, or relative paths would reach the files beneath.
+	if wd, err := os.Getwd(); err == nil {
+		if err := os.Chdir(wd); err != nil {
+			return fmt.Errorf("working directory: %w", err)
+		}
+	}
 	if err := unix.Setrlimit(unix.RLIMIT_NPROC, &unix.Rlimit{Cur: s.Procs, Max: s.Procs}); err != nil {
 		return fmt.Errorf("process limit: %w", err)
 	}
@@ -98,7 +105,7 @@ func (s spec) mounts() error {
 		}
 	}
 	for _, d := range s.GitDirs {
-		if err := readOnly(d); err != nil {
+		if err := readOnly(d); err != nil && !os.IsNotExist(err) {
 			return fmt.Errorf("git directory %s read-only: %w", d, err)
 		}
 	}
@@ -121,16 +128,23 @@ func hide(p string) error {
 
 func readOnly(p string) error { return bind(p, p, true) }
 
-// bind mounts src on dst, read-only if asked (a bind ignores the flag on
-// the first call, so a second remounts it).
+// bind mounts src on dst, read-only or writable (a bind ignores the flag
+// on the first call and copies the source's, read-only for a workspace
+// inside a git directory, so a second sets it). The second keeps the
+// flags a user namespace may not clear (noexec, atime).
 func bind(src, dst string, ro bool) error {
 	if err := unix.Mount(src, dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 		return err
 	}
-	if !ro {
-		return nil
+	flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_NOSUID | unix.MS_NODEV)
+	var st unix.Statfs_t
+	if unix.Statfs(dst, &st) == nil {
+		flags |= uintptr(st.Flags) & (unix.ST_NOEXEC | unix.ST_NOATIME | unix.ST_NODIRATIME | unix.ST_RELATIME)
 	}
-	return unix.Mount("", dst, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, "")
+	if ro {
+		flags |= unix.MS_RDONLY
+	}
+	return unix.Mount("", dst, "", flags, "")
 }
 
 // Access rights by Landlock ABI version.

@@ -57,6 +57,10 @@ type Options struct {
 	Mode       Mode
 	AllowNet   bool     // keep the network (the host's namespace)
 	AllowWrite []string // extra paths the commands may write beneath
+	// GitDirs are made read-only: the repository's git directories and the
+	// workspace's .git entries, as the repository recorded them before any
+	// command ran (never found from the workspace, which a command can change).
+	GitDirs []string
 }
 
 // Policy confines the commands of one workspace.
@@ -100,7 +104,7 @@ func New(workspace string, o Options) (*Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: private temporary folder: %w", err)
 	}
-	p := &Policy{exe: exe, Temp: tmp, spec: spec{Workspace: ws, Temp: tmp, GitDirs: gitDirs(ws),
+	p := &Policy{exe: exe, Temp: tmp, spec: spec{Workspace: ws, Temp: tmp, GitDirs: absAll(o.GitDirs),
 		Hide: secretPaths(), Write: absAll(o.AllowWrite), Procs: procLimit(), Net: o.AllowNet, Cgroup: pidsCgroup()}}
 	if err := p.probe(); err != nil {
 		p.Close()
@@ -167,21 +171,6 @@ func (p *Policy) probe() error {
 	}
 	return fmt.Errorf("%w: %s (unprivileged user namespaces may be off: `sysctl kernel.unprivileged_userns_clone=1`, "+
 		"or on Ubuntu `sysctl kernel.apparmor_restrict_unprivileged_userns=0`; Landlock needs Linux 5.13 or later)", ErrUnavailable, why)
-}
-
-// gitDirs are the workspace's git directory and common directory.
-func gitDirs(ws string) []string {
-	out, err := exec.Command("git", "-C", ws, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir").Output()
-	if err != nil {
-		return nil
-	}
-	var dirs []string
-	for _, d := range strings.Fields(string(out)) {
-		if !contains(dirs, d) {
-			dirs = append(dirs, d)
-		}
-	}
-	return dirs
 }
 
 // secretPaths are the engineer's credentials that a command must not read.
@@ -286,13 +275,4 @@ func absAll(paths []string) []string {
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

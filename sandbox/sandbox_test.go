@@ -35,6 +35,7 @@ func workspace(t *testing.T) (ws, home string) {
 
 func policy(t *testing.T, ws string, o Options) *Policy {
 	t.Helper()
+	o.GitDirs = append(o.GitDirs, filepath.Join(ws, ".git"))
 	p, err := New(ws, o)
 	if err != nil {
 		t.Skipf("confinement is not available here: %v", err)

@@ -29,7 +29,7 @@ func (r *Repo) identity(ctx context.Context) []string {
 
 // writeTree writes the index (or the index file in env) as a tree.
 func (r *Repo) writeTree(ctx context.Context, env ...string) (string, error) {
-	out, err := gitCmd{dir: r.dir, args: []string{"write-tree"}, env: env}.run(ctx)
+	out, err := r.cmd("write-tree").withEnv(env).run(ctx)
 	if err != nil {
 		return "", fmt.Errorf("write tree: %w", err)
 	}
@@ -47,7 +47,9 @@ func (r *Repo) commitTree(ctx context.Context, tree, msg string, parents ...stri
 	args = append(args, "-F", "-")
 	// As `git commit --cleanup=whitespace` would store it.
 	msg = strings.TrimSpace(msg) + "\n"
-	out, err := gitCmd{dir: r.dir, args: args, stdin: []byte(msg), config: r.identity(ctx)}.run(ctx)
+	c := r.cmd(args...).withStdin([]byte(msg))
+	c.config = r.identity(ctx)
+	out, err := c.run(ctx)
 	if err != nil {
 		return "", fmt.Errorf("commit tree: %w", err)
 	}

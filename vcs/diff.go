@@ -200,10 +200,10 @@ func (r *Repo) applyToTree(ctx context.Context, base, patch string) (string, err
 		return "", err
 	}
 	defer cleanup()
-	if _, err := (gitCmd{dir: r.dir, args: []string{"read-tree", base}, env: env}).run(ctx); err != nil {
+	if _, err := r.cmd("read-tree", base).withEnv(env).run(ctx); err != nil {
 		return "", err
 	}
-	apply := gitCmd{dir: r.dir, args: []string{"apply", "--cached", "--binary", "--whitespace=nowarn"}, env: env, stdin: []byte(patch)}
+	apply := r.cmd("apply", "--cached", "--binary", "--whitespace=nowarn").withEnv(env).withStdin([]byte(patch))
 	if _, err := apply.run(ctx); err != nil {
 		return "", fmt.Errorf("apply changes onto %s: %w", short(base), err)
 	}

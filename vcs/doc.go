@@ -35,8 +35,25 @@
 //
 // Every CLI call runs with an explicit environment: LC_ALL=C, no stray
 // GIT_DIR/GIT_INDEX_FILE from a parent process, no prompts or pagers, quoted
-// paths off, diff prefixes and colours pinned, the repository's hooks off,
-// and a default identity only where none is configured.
+// paths off, diff prefixes and colours pinned, and a default identity only
+// where none is configured.
+//
+// # The work tree is not trusted
+//
+// Whatever runs in a run's work tree (the agent's commands) may rewrite
+// anything there, the .git file included. So every call names its git
+// directory and work tree (--git-dir, --work-tree), as Open found them
+// before anything else ran; a run's linked worktree is found through the
+// repository's own record of it (Repo.OpenWorktree), never its .git file;
+// and go-git opens the recorded directories. No call runs a program that
+// configuration names (configOverrides): hooks, fsmonitor, pagers,
+// editors, signing, transports and their ssh, upload-pack, askpass and
+// credential helpers are off, diffs use --no-ext-diff and --no-textconv,
+// and filters and hooks by name are pinned per repository when it is
+// opened (guard.go): a filter keeps only what the global configuration
+// gives it. A workspace whose configuration includes a file from its own
+// work tree is refused. Command offers the same defences to code outside
+// this package that runs git on a repository it made.
 //
 // # Names this package owns
 //

@@ -31,7 +31,7 @@ func (r *Repo) checkExact(ctx context.Context) error {
 			why = append(why, fmt.Sprintf("%s is %s: files would not come back byte for byte", key, v))
 		}
 	}
-	if filters, _ := r.git(ctx, "config", "--get-regexp", `^filter\..*\.(clean|smudge|process)$`); filters != "" && r.usesFilters() {
+	if r.conf.hasFilter() && r.usesFilters() {
 		why = append(why, "a git filter (clean/smudge) is configured for some files: they would come back through it")
 	}
 	why = append(why, r.indexProblems(ctx)...)

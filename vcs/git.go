@@ -28,21 +28,46 @@ var (
 	ErrPatchDoesNotApply = errors.New("patch does not apply")
 )
 
-// configOverrides neutralise user settings that would change the bytes we
-// parse or produce, or make a command wait for a human: prefixes and colours
-// in diffs, quoted paths, the engineer's hooks firing on private checkpoints,
-// signing prompts, pagers.
+// configOverrides pin settings that would change the bytes we parse or
+// produce (prefixes and colours in diffs, quoted paths), and switch off
+// every program configuration can make git run, wherever the setting comes
+// from: the repository's config is not trusted, and our commands need none
+// of them. Settings that name a driver (filter.<name>.clean) are handled
+// per repository, by Repo.guard.
 var configOverrides = []string{
 	"-c", "core.quotepath=off",
-	"-c", "core.hooksPath=/dev/null",
-	"-c", "core.pager=cat",
 	"-c", "color.ui=false",
 	"-c", "diff.noprefix=false",
 	"-c", "diff.mnemonicPrefix=false",
 	"-c", "diff.relative=false",
-	"-c", "commit.gpgSign=false",
 	"-c", "advice.detachedHead=false",
+	// Programs: hooks, the file-system monitor, pagers, signing.
+	"-c", "core.hooksPath=/dev/null",
+	"-c", "core.fsmonitor=false",
+	"-c", "core.pager=cat",
+	"-c", "commit.gpgSign=false",
+	"-c", "tag.gpgSign=false",
+	"-c", "log.showSignature=false",
+	"-c", "gpg.program=",
+	"-c", "gpg.openpgp.program=",
+	"-c", "gpg.x509.program=",
+	"-c", "gpg.ssh.program=",
+	"-c", "gpg.ssh.defaultKeyCommand=",
+	// Hooks named in configuration (git 2.54 and later), for the events our
+	// commands raise; hooks by name are switched off by Repo.guard.
+	"-c", "hook.reference-transaction.enabled=false",
+	"-c", "hook.post-checkout.enabled=false",
+	"-c", "hook.post-index-change.enabled=false",
+	// No transport at all: a partial clone's lazy fetch would run ssh, an
+	// upload-pack or a credential helper named by the repository.
+	"-c", "protocol.allow=never",
+	"-c", "credential.helper=",
+	"-c", "core.askPass=",
+	// No background work, and no recursion into submodules' own config.
 	"-c", "gc.auto=0",
+	"-c", "maintenance.auto=false",
+	"-c", "submodule.recurse=false",
+	"-c", "status.submoduleSummary=false",
 }
 
 // keptGitEnv lists the GIT_* variables passed through to git. Everything else
@@ -69,18 +94,27 @@ func gitEnv() []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, "LC_ALL=C", "LANG=C", "GIT_TERMINAL_PROMPT=0",
-		"GIT_PAGER=cat", "GIT_EDITOR=true", "GIT_MERGE_AUTOEDIT=no")
+	return append(env, "LC_ALL=C", "LANG=C", "GIT_TERMINAL_PROMPT=0", "GIT_NO_LAZY_FETCH=1",
+		"GIT_PAGER=cat", "GIT_EDITOR=true", "GIT_SEQUENCE_EDITOR=true", "GIT_MERGE_AUTOEDIT=no")
 }
 
 // gitCmd describes one git invocation.
 type gitCmd struct {
-	dir    string
+	dir    string // the work tree (and working directory)
+	gitDir string // named with --git-dir; "" only to discover it (Open)
 	args   []string
 	env    []string // extra KEY=VALUE pairs, e.g. GIT_INDEX_FILE
 	stdin  []byte
 	config []string // extra -c settings: identity defaults, the untracked cache
+	guard  []string // GIT_CONFIG_* pairs from Repo.guard
 }
+
+func (c gitCmd) withEnv(env []string) gitCmd {
+	c.env = append(c.env[:len(c.env):len(c.env)], env...)
+	return c
+}
+
+func (c gitCmd) withStdin(b []byte) gitCmd { c.stdin = b; return c }
 
 // gitError carries git's own words, which usually say what to do.
 type gitError struct {
@@ -106,15 +140,40 @@ func exitCode(err error) int {
 	return -1
 }
 
-// run executes git and returns its stdout.
-func (c gitCmd) run(ctx context.Context) ([]byte, error) {
-	args := make([]string, 0, len(configOverrides)+len(c.config)+len(c.args))
+// Command is a git command with the defences of every command this package
+// runs: it names gitDir, and workTree unless that is "" (a bare repository),
+// rather than finding them from its working directory, and it runs none of
+// the programs configuration can name (configOverrides). It is for code
+// that runs git on a repository it created itself or only reads, whose
+// configuration names no driver of its own.
+func Command(ctx context.Context, gitDir, workTree string, args ...string) *exec.Cmd {
+	return gitCmd{dir: workTree, gitDir: gitDir, args: args}.command(ctx)
+}
+
+// command builds the process. With a git directory, git is told it and the
+// work tree, so nothing in the work tree (a rewritten .git file) can point
+// it elsewhere.
+func (c gitCmd) command(ctx context.Context) *exec.Cmd {
+	args := make([]string, 0, 3+len(configOverrides)+len(c.config)+len(c.args))
+	args = append(args, "--no-pager")
+	if c.gitDir != "" {
+		args = append(args, "--git-dir="+c.gitDir)
+		if c.dir != "" {
+			args = append(args, "--work-tree="+c.dir)
+		}
+	}
 	args = append(args, configOverrides...)
 	args = append(args, c.config...)
 	args = append(args, c.args...)
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = c.dir
-	cmd.Env = append(gitEnv(), c.env...)
+	cmd.Env = append(append(gitEnv(), c.guard...), c.env...)
+	return cmd
+}
+
+// run executes git and returns its stdout.
+func (c gitCmd) run(ctx context.Context) ([]byte, error) {
+	cmd := c.command(ctx)
 	cmd.WaitDelay = 5 * time.Second
 	if c.stdin != nil {
 		cmd.Stdin = bytes.NewReader(c.stdin)
@@ -135,7 +194,8 @@ func (c gitCmd) run(ctx context.Context) ([]byte, error) {
 	return stdout.Bytes(), nil
 }
 
-// git runs a command in dir and returns trimmed stdout.
+// git runs a command in dir, finding the repository from there, and returns
+// trimmed stdout. Only Open uses it: everything after names the git dir.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
 	out, err := gitCmd{dir: dir, args: args}.run(ctx)
 	return strings.TrimSpace(string(out)), err

@@ -10,9 +10,14 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-billy/v5/osfs"
 	gogit "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
 
 // Repo is one git working tree: the engineer's checkout or a run's linked
@@ -28,6 +33,11 @@ type Repo struct {
 
 	mu sync.Mutex // guards gg: go-git's object cache is not goroutine-safe
 	gg *gogit.Repository
+
+	// conf is what the configuration said when the repository was opened,
+	// and guard the settings that pin its drivers (guard.go).
+	conf  repoConfig
+	guard []string
 
 	identOnce sync.Once
 	ident     []string
@@ -63,7 +73,10 @@ type detailErr struct {
 func (e *detailErr) Error() string { return e.msg }
 func (e *detailErr) Unwrap() error { return e.base }
 
-// Open opens the git working tree containing dir.
+// Open opens the git working tree containing dir. This is the one place
+// the work tree names its git directory (through its .git): every command
+// after it names the directory it found, so call Open before anything
+// untrusted runs in the work tree.
 func Open(ctx context.Context, dir string) (*Repo, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -84,15 +97,57 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	if len(lines) != 3 {
 		return nil, notRepo(abs)
 	}
-	r := &Repo{dir: lines[0], gitDir: lines[1], commonDir: lines[2]}
-	r.gg, err = gogit.PlainOpenWithOptions(r.dir, &gogit.PlainOpenOptions{EnableDotGitCommonDir: true})
-	if err != nil {
+	return openAt(ctx, lines[0], lines[1], lines[2])
+}
+
+// openAt opens a work tree whose git directories are known.
+func openAt(ctx context.Context, top, gitDir, commonDir string) (*Repo, error) {
+	r := &Repo{dir: top, gitDir: gitDir, commonDir: commonDir}
+	var err error
+	if r.conf, err = r.readConfig(ctx); err != nil {
+		return nil, err
+	}
+	r.guard = r.conf.guardEnv()
+	if r.gg, err = r.openGoGit(); err != nil {
 		// e.g. extensions.worktreeConfig, which sparse-checkout turns on:
 		// go-git refuses such repositories, the CLI reads them fine.
 		slog.Debug("go-git cannot open the repository; reading through the git CLI", "dir", r.dir, "err", err)
 		r.gg = nil
 	}
 	return r, nil
+}
+
+// openGoGit opens the recorded git directories with go-git, never the work
+// tree's .git.
+func (r *Repo) openGoGit() (*gogit.Repository, error) {
+	var fs billy.Filesystem = osfs.New(r.gitDir)
+	if r.commonDir != r.gitDir {
+		fs = dotgit.NewRepositoryFilesystem(fs, osfs.New(r.commonDir))
+	}
+	return gogit.Open(filesystem.NewStorage(fs, cache.NewObjectLRUDefault()), osfs.New(r.dir))
+}
+
+// OpenWorktree opens dir, a linked worktree of this repository, through the
+// repository's own record of it (<common dir>/worktrees/<name>), not
+// through the .git file in dir, which whoever works in dir could rewrite.
+func (r *Repo) OpenWorktree(ctx context.Context, dir string) (*Repo, error) {
+	top := realPath(dir)
+	admin := filepath.Join(r.commonDir, "worktrees")
+	ents, err := os.ReadDir(admin)
+	if err != nil && !os.IsNotExist(err) {
+		return nil, fmt.Errorf("open worktree %s: %w", dir, err)
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(admin, e.Name(), "gitdir"))
+		if err != nil || realPath(filepath.Dir(strings.TrimSpace(string(b)))) != top {
+			continue
+		}
+		if _, err := os.Stat(top); err != nil {
+			return nil, fmt.Errorf("open worktree %s: %w", dir, err)
+		}
+		return openAt(ctx, top, filepath.Join(admin, e.Name()), r.commonDir)
+	}
+	return nil, &detailErr{msg: fmt.Sprintf("%s is not a worktree of the repository %s", dir, r.dir), base: ErrNotRepository}
 }
 
 func notRepo(dir string) error {
@@ -108,7 +163,13 @@ func (r *Repo) Dir() string { return r.dir }
 // CommonDir is the git directory shared by all worktrees (usually <repo>/.git).
 func (r *Repo) CommonDir() string { return r.commonDir }
 
-func (r *Repo) cmd(args ...string) gitCmd { return gitCmd{dir: r.dir, args: args, config: r.config} }
+// GitDir is this work tree's own git directory (…/.git or …/.git/worktrees/x).
+func (r *Repo) GitDir() string { return r.gitDir }
+
+// cmd is a git command on this repository, naming its directories.
+func (r *Repo) cmd(args ...string) gitCmd {
+	return gitCmd{dir: r.dir, gitDir: r.gitDir, guard: r.guard, args: args, config: r.config}
+}
 
 func (r *Repo) git(ctx context.Context, args ...string) (string, error) {
 	out, err := r.cmd(args...).run(ctx)
@@ -218,7 +279,7 @@ func (r *Repo) commitObject(h plumbing.Hash) (*object.Commit, error) {
 	if !errors.Is(err, plumbing.ErrObjectNotFound) {
 		return c, err
 	}
-	gg, oerr := gogit.PlainOpenWithOptions(r.dir, &gogit.PlainOpenOptions{EnableDotGitCommonDir: true})
+	gg, oerr := r.openGoGit()
 	if oerr != nil {
 		return nil, err
 	}

@@ -251,7 +251,7 @@ func gcRun(ctx context.Context, co *Repo, r RunInfo) ([]string, error) {
 		removed = append(removed, ref)
 	}
 	if del.Len() > 0 {
-		if _, err := (gitCmd{dir: co.dir, args: []string{"update-ref", "--stdin"}, stdin: []byte(del.String())}).run(ctx); err != nil {
+		if _, err := co.cmd("update-ref", "--stdin").withStdin([]byte(del.String())).run(ctx); err != nil {
 			return nil, fmt.Errorf("gc run %s: delete refs: %w", r.ID, err)
 		}
 	}

@@ -52,7 +52,7 @@ func (r *Repo) snapshotTree(ctx context.Context, addArgs ...string) (string, err
 	}
 	defer cleanup()
 	args := append([]string{"add"}, addArgs...)
-	if _, err := (gitCmd{dir: r.dir, args: args, env: env, config: r.config}).run(ctx); err != nil {
+	if _, err := r.cmd(args...).withEnv(env).run(ctx); err != nil {
 		return "", fmt.Errorf("snapshot working tree: %w", err)
 	}
 	return r.writeTree(ctx, env...)
@@ -191,7 +191,7 @@ func (r *Repo) untrackedCommit(ctx context.Context, paths []string, label string
 	}
 	defer cleanup()
 	stdin := []byte(strings.Join(paths, "\x00") + "\x00")
-	if _, err := (gitCmd{dir: r.dir, args: []string{"update-index", "--add", "-z", "--stdin"}, env: env, stdin: stdin}).run(ctx); err != nil {
+	if _, err := r.cmd("update-index", "--add", "-z", "--stdin").withEnv(env).withStdin(stdin).run(ctx); err != nil {
 		return "", fmt.Errorf("save untracked files: %w", err)
 	}
 	tree, err := r.writeTree(ctx, env...)
@@ -286,10 +286,10 @@ func (r *Repo) checkoutTreeFiles(ctx context.Context, tree string) error {
 		return err
 	}
 	defer cleanup()
-	if _, err := (gitCmd{dir: r.dir, args: []string{"read-tree", tree}, env: env}).run(ctx); err != nil {
+	if _, err := r.cmd("read-tree", tree).withEnv(env).run(ctx); err != nil {
 		return err
 	}
-	_, err = gitCmd{dir: r.dir, args: []string{"checkout-index", "-a", "-f"}, env: env}.run(ctx)
+	_, err = r.cmd("checkout-index", "-a", "-f").withEnv(env).run(ctx)
 	return err
 }
 

@@ -188,7 +188,10 @@ func (w *Workspace) openWorktree(ctx context.Context) error {
 	if _, err := co.git(ctx, "worktree", "add", "--detach", dir, snap); err != nil {
 		return fmt.Errorf("create worktree: %w", err)
 	}
-	if w.Repo, err = Open(ctx, dir); err != nil {
+	if w.Repo, err = co.OpenWorktree(ctx, dir); err != nil {
+		return err
+	}
+	if err := w.Repo.checkIncludes(); err != nil {
 		return err
 	}
 	w.Repo.config = untrackedCache
@@ -210,6 +213,9 @@ func (w *Workspace) openInPlace(ctx context.Context) error {
 		return errors.New("the repository has no commits yet: make a first commit, or run without --in-place")
 	}
 	if err := co.checkExact(ctx); err != nil {
+		return err
+	}
+	if err := co.checkIncludes(); err != nil {
 		return err
 	}
 	if err := acquireLock(co, w.RunID); err != nil {
@@ -284,8 +290,11 @@ func ReopenWorkspace(ctx context.Context, repo, runID string) (*Workspace, error
 		w.InPlace = true
 		return w, w.reopenInPlace(ctx)
 	}
-	if w.Repo, err = Open(ctx, w.st.Dir); err != nil {
+	if w.Repo, err = co.OpenWorktree(ctx, w.st.Dir); err != nil {
 		return nil, fmt.Errorf("reopen run %s: its worktree %s is gone (removed by gc?): %w", runID, w.st.Dir, err)
+	}
+	if err := w.Repo.checkIncludes(); err != nil {
+		return nil, err
 	}
 	w.Repo.config = untrackedCache
 	w.Dir, w.Original = w.Repo.dir, w.st.Original
@@ -301,6 +310,9 @@ func (w *Workspace) reopenInPlace(ctx context.Context) error {
 	co := w.checkout
 	if !w.st.Restored || w.st.Crashed == nil {
 		return fmt.Errorf("reopen run %s: it worked in the checkout itself and did not stop by crashing; start a new run", w.RunID)
+	}
+	if err := co.checkIncludes(); err != nil {
+		return err
 	}
 	if err := acquireLock(co, w.RunID); err != nil {
 		return err
@@ -482,7 +494,7 @@ func ApplyToCheckout(ctx context.Context, repo, patch string) error {
 		return errors.New("apply: the patch is empty; nothing to apply")
 	}
 	base := []string{"apply", "--binary", "--whitespace=nowarn"}
-	check := gitCmd{dir: co.dir, args: append(append([]string{}, base...), "--check"), stdin: []byte(patch)}
+	check := co.cmd(append(append([]string{}, base...), "--check")...).withStdin([]byte(patch))
 	if _, err := check.run(ctx); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -492,7 +504,7 @@ func ApplyToCheckout(ctx context.Context, repo, patch string) error {
 			base: ErrPatchDoesNotApply,
 		}
 	}
-	if _, err := (gitCmd{dir: co.dir, args: base, stdin: []byte(patch)}).run(ctx); err != nil {
+	if _, err := co.cmd(base...).withStdin([]byte(patch)).run(ctx); err != nil {
 		return fmt.Errorf("apply patch to %s: %w", co.dir, err)
 	}
 	return nil

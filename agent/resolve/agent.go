@@ -47,6 +47,10 @@ type Config struct {
 	CommandTimeout time.Duration    // 0: DefaultTimeout
 	CommandBudget  time.Duration    // all commands together; 0: no limit
 	Sandbox        *sandbox.Policy  // confines the shell; nil: unconfined
+	// GitDirs are the repository's git directories and .git entries
+	// (vcs.Repo.GitPaths): the file tools refuse them by name, besides
+	// anything that looks like a git directory.
+	GitDirs []string
 
 	// History continues an earlier conversation (a resumed run); the agent
 	// repairs an interrupted turn and adds ResumeNote.
@@ -81,7 +85,7 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.Model == nil {
 		return nil, fmt.Errorf("resolution agent: no model")
 	}
-	ws, err := NewWorkspace(cfg.Workdir)
+	ws, err := NewWorkspace(cfg.Workdir, cfg.GitDirs...)
 	if err != nil {
 		return nil, fmt.Errorf("resolution agent: %w", err)
 	}

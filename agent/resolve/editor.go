@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/swe-adept/swe-adept/agent/tool"
@@ -82,7 +83,7 @@ func (e *Editor) call(_ context.Context, a EditArgs) (tool.Output, error) {
 // Do runs one editor command. Mistakes the model can fix come back as a
 // *PathError or as an Output with Failed set.
 func (e *Editor) Do(a EditArgs) (tool.Output, error) {
-	abs, rel, err := e.ws.Resolve(a.Path)
+	_, rel, err := e.ws.Resolve(a.Path)
 	if err != nil {
 		return tool.Output{}, err
 	}
@@ -90,15 +91,15 @@ func (e *Editor) Do(a EditArgs) (tool.Output, error) {
 	defer e.mu.Unlock()
 	switch strings.TrimSpace(a.Command) {
 	case "view":
-		return e.view(abs, rel, a.ViewRange)
+		return e.view(rel, a.ViewRange)
 	case "create":
-		return e.create(abs, rel, a.FileText)
+		return e.create(rel, a.FileText)
 	case "str_replace":
-		return e.replace(abs, rel, a.OldStr, a.NewStr)
+		return e.replace(rel, a.OldStr, a.NewStr)
 	case "insert":
-		return e.insert(abs, rel, a.InsertLine, a.NewStr)
+		return e.insert(rel, a.InsertLine, a.NewStr)
 	case "undo_edit":
-		return e.undo(abs, rel)
+		return e.undo(rel)
 	}
 	return fail("unknown command %q; use one of: view, create, str_replace, insert, undo_edit", a.Command), nil
 }
@@ -113,7 +114,7 @@ func (e *Editor) Created() []string {
 	defer e.mu.Unlock()
 	var out []string
 	for rel := range e.created {
-		if _, err := os.Lstat(filepath.Join(e.ws.Root, rel)); err == nil {
+		if e.ws.Exists(rel) {
 			out = append(out, rel)
 		}
 	}
@@ -121,14 +122,19 @@ func (e *Editor) Created() []string {
 	return out
 }
 
-func (e *Editor) create(abs, rel, text string) (tool.Output, error) {
-	if _, err := os.Lstat(abs); err == nil {
+func (e *Editor) create(rel, text string) (tool.Output, error) {
+	f, err := e.ws.Create(rel, 0o644)
+	if errors.Is(err, fs.ErrExist) {
 		return fail("%s already exists; create makes new files only. Use str_replace or insert to change it.", rel), nil
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return tool.Output{}, fmt.Errorf("create %s: %w", rel, err)
+	if err != nil {
+		return tool.Output{}, wrapUnlessPath(err, "create "+rel)
 	}
-	if err := os.WriteFile(abs, []byte(text), 0o644); err != nil {
+	_, err = f.Write([]byte(text))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return tool.Output{}, fmt.Errorf("create %s: %w", rel, err)
 	}
 	e.history[rel] = append(e.history[rel], snapshot{existed: false})
@@ -136,24 +142,57 @@ func (e *Editor) create(abs, rel, text string) (tool.Output, error) {
 	return tool.Output{Text: fmt.Sprintf("Created %s (%d lines).", rel, lineCount(text)), Summary: "created " + rel}, nil
 }
 
-// readText reads a file the editor may change: it must exist, be a regular
-// file of a sane size, and be UTF-8 text.
-func readText(abs, rel string) (string, *tool.Output, error) {
-	st, err := os.Stat(abs)
+// wrapUnlessPath adds context to a system error but keeps a *PathError as
+// it is: its text is for the model.
+func wrapUnlessPath(err error, what string) error {
+	var pe *PathError
+	if errors.As(err, &pe) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// openText opens a file the editor reads or changes (flag: os.O_RDONLY or
+// os.O_RDWR) and reads it: it must exist, be a regular file of a sane
+// size, and be UTF-8 text. A mistake the model can fix comes back as an
+// Output; the caller closes the file.
+func (e *Editor) openText(rel string, flag int) (*os.File, string, *tool.Output, error) {
+	f, err := e.ws.Open(rel, flag, 0)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		o := fail("%s does not exist. View the directory to find the right path, or use create for a new file.", rel)
-		return "", &o, nil
+		return nil, "", &o, nil
+	case errors.Is(err, syscall.EISDIR):
+		o := fail("%s is a directory; this command needs a file", rel)
+		return nil, "", &o, nil
+	case err != nil:
+		return nil, "", nil, wrapUnlessPath(err, rel)
+	}
+	text, o, err := readText(f, rel)
+	if o != nil || err != nil {
+		f.Close()
+		return nil, "", o, err
+	}
+	return f, text, nil, nil
+}
+
+// readText reads an open file as text, or says why it will not.
+func readText(f *os.File, rel string) (string, *tool.Output, error) {
+	st, err := f.Stat()
+	switch {
 	case err != nil:
 		return "", nil, fmt.Errorf("%s: %w", rel, err)
 	case st.IsDir():
 		o := fail("%s is a directory; this command needs a file", rel)
 		return "", &o, nil
+	case !st.Mode().IsRegular():
+		o := fail("%s is not a regular file (a device or a pipe); the editor reads and writes regular files only", rel)
+		return "", &o, nil
 	case st.Size() > MaxViewBytes:
 		o := fail("%s is %d bytes, too large for the editor (limit %d); use bash: grep -n PATTERN %s, or sed -n 'A,Bp' %s", rel, st.Size(), MaxViewBytes, rel, rel)
 		return "", &o, nil
 	}
-	b, err := os.ReadFile(abs)
+	b, err := io.ReadAll(io.LimitReader(f, MaxViewBytes+1))
 	if err != nil {
 		return "", nil, fmt.Errorf("%s: %w", rel, err)
 	}
@@ -169,31 +208,49 @@ func isBinary(b []byte) bool {
 	return slices.Contains(head, 0) || !utf8.Valid(b)
 }
 
-func (e *Editor) write(abs, rel string, before, after string) error {
-	if err := os.WriteFile(abs, []byte(after), 0o644); err != nil {
+// write replaces the content of f, the file read as before, through the
+// descriptor that was checked when it was opened.
+func (e *Editor) write(f *os.File, rel string, before, after string) error {
+	if err := rewrite(f, []byte(after)); err != nil {
 		return fmt.Errorf("write %s: %w", rel, err)
 	}
 	e.history[rel] = append(e.history[rel], snapshot{data: []byte(before), existed: true})
 	return nil
 }
 
-func (e *Editor) undo(abs, rel string) (tool.Output, error) {
+func rewrite(f *os.File, data []byte) error {
+	if _, err := f.WriteAt(data, 0); err != nil {
+		return err
+	}
+	return f.Truncate(int64(len(data)))
+}
+
+func (e *Editor) undo(rel string) (tool.Output, error) {
 	h := e.history[rel]
 	if len(h) == 0 {
 		return fail("there is no edit of %s to undo", rel), nil
 	}
 	last := h[len(h)-1]
-	e.history[rel] = h[:len(h)-1]
 	if !last.existed {
-		if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return tool.Output{}, fmt.Errorf("undo create %s: %w", rel, err)
+		if err := e.ws.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return tool.Output{}, wrapUnlessPath(err, "undo create "+rel)
 		}
+		e.history[rel] = h[:len(h)-1]
 		delete(e.created, rel)
 		return tool.Output{Text: fmt.Sprintf("Undid the creation of %s; it is removed.", rel), Summary: "undo " + rel}, nil
 	}
-	if err := os.WriteFile(abs, last.data, 0o644); err != nil {
+	f, err := e.ws.Open(rel, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return tool.Output{}, wrapUnlessPath(err, "undo "+rel)
+	}
+	err = rewrite(f, last.data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return tool.Output{}, fmt.Errorf("undo %s: %w", rel, err)
 	}
+	e.history[rel] = h[:len(h)-1]
 	text := fmt.Sprintf("Last edit of %s undone. Its start now reads:\n%s", rel, numbered(string(last.data), 1, min(lineCount(string(last.data)), 2*snippetLines+1)))
 	return tool.Output{Text: text, Summary: "undo " + rel}, nil
 }

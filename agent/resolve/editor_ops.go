@@ -1,9 +1,11 @@
 package resolve
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -32,15 +34,22 @@ func numbered(text string, from, to int) string {
 	return b.String()
 }
 
-func (e *Editor) view(abs, rel string, rng []int) (tool.Output, error) {
-	st, err := os.Stat(abs)
-	if err == nil && st.IsDir() {
+func (e *Editor) view(rel string, rng []int) (tool.Output, error) {
+	f, err := e.ws.Open(rel, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fail("%s does not exist. View the directory to find the right path, or use create for a new file.", rel), nil
+	}
+	if err != nil {
+		return tool.Output{}, wrapUnlessPath(err, "view "+rel)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
 		if len(rng) > 0 {
 			return fail("view_range applies to files; %s is a directory", rel), nil
 		}
-		return viewDir(abs, rel)
+		return e.viewDir(f, rel)
 	}
-	text, o, err := readText(abs, rel)
+	text, o, err := readText(f, rel)
 	if o != nil || err != nil {
 		return deref(o), err
 	}
@@ -72,36 +81,34 @@ func (e *Editor) view(abs, rel string, rng []int) (tool.Output, error) {
 	return tool.Output{Text: fmt.Sprintf("Here is %s (cat -n):\n%s%s", rel, body, note), Summary: fmt.Sprintf("view %s:%d-%d", rel, from, to)}, nil
 }
 
-// viewDir lists a directory two levels deep, without hidden entries.
-func viewDir(abs, rel string) (tool.Output, error) {
-	var out []string
-	err := filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil // unreadable entries are left out
-		}
-		r, _ := filepath.Rel(abs, p)
-		if r == "." {
-			return nil
-		}
-		if strings.HasPrefix(d.Name(), ".") || d.Name() == "__pycache__" || d.Name() == "node_modules" {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		depth := strings.Count(r, string(filepath.Separator)) + 1
-		if depth > 2 {
-			return filepath.SkipDir
-		}
-		entry := filepath.ToSlash(filepath.Join(rel, r))
-		if d.IsDir() {
-			entry += "/"
-		}
-		out = append(out, entry)
-		return nil
-	})
+// viewDir lists a directory two levels deep, without hidden entries. Each
+// subdirectory is opened as the editor opens files, so one that leads into
+// a git directory is listed but not looked into.
+func (e *Editor) viewDir(dir *os.File, rel string) (tool.Output, error) {
+	top, err := dir.ReadDir(-1)
 	if err != nil {
 		return tool.Output{}, fmt.Errorf("view %s: %w", rel, err)
+	}
+	var out []string
+	for _, d := range top {
+		if skipInListing(d) {
+			continue
+		}
+		entry := path.Join(filepath.ToSlash(rel), d.Name())
+		if !d.IsDir() {
+			out = append(out, entry)
+			continue
+		}
+		out = append(out, entry+"/")
+		for _, sub := range e.listSub(entry) {
+			switch {
+			case skipInListing(sub):
+			case sub.IsDir():
+				out = append(out, path.Join(entry, sub.Name())+"/")
+			default:
+				out = append(out, path.Join(entry, sub.Name()))
+			}
+		}
 	}
 	sort.Strings(out)
 	if len(out) > 400 {
@@ -110,14 +117,31 @@ func viewDir(abs, rel string) (tool.Output, error) {
 	return tool.Output{Text: fmt.Sprintf("Files and directories up to 2 levels deep in %s, hidden ones left out:\n%s\n", rel, strings.Join(out, "\n")), Summary: "view " + rel + "/"}, nil
 }
 
-func (e *Editor) replace(abs, rel, old, repl string) (tool.Output, error) {
+func skipInListing(d fs.DirEntry) bool {
+	return strings.HasPrefix(d.Name(), ".") || d.Name() == "__pycache__" || d.Name() == "node_modules"
+}
+
+// listSub reads the entries of a subdirectory, or none when it cannot be
+// opened (unreadable, or a git directory).
+func (e *Editor) listSub(rel string) []fs.DirEntry {
+	f, err := e.ws.Open(rel, os.O_RDONLY, 0)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	ents, _ := f.ReadDir(-1)
+	return ents
+}
+
+func (e *Editor) replace(rel, old, repl string) (tool.Output, error) {
 	if old == "" {
 		return fail("str_replace needs old_str: the exact text to replace (to add text, use insert)"), nil
 	}
-	text, o, err := readText(abs, rel)
+	f, text, o, err := e.openText(rel, os.O_RDWR)
 	if o != nil || err != nil {
 		return deref(o), err
 	}
+	defer f.Close()
 	switch n := strings.Count(text, old); {
 	case n == 0:
 		return fail("No replacement: old_str does not occur verbatim in %s.%s View the lines and copy them exactly, whitespace included.", rel, nearMiss(text, old)), nil
@@ -129,7 +153,7 @@ func (e *Editor) replace(abs, rel, old, repl string) (tool.Output, error) {
 	}
 	at := strings.Index(text, old)
 	after := text[:at] + repl + text[at+len(old):]
-	if err := e.write(abs, rel, text, after); err != nil {
+	if err := e.write(f, rel, text, after); err != nil {
 		return tool.Output{}, err
 	}
 	start := strings.Count(text[:at], "\n") + 1
@@ -137,17 +161,18 @@ func (e *Editor) replace(abs, rel, old, repl string) (tool.Output, error) {
 	return edited(rel, after, start, end, "replace"), nil
 }
 
-func (e *Editor) insert(abs, rel string, at *int, add string) (tool.Output, error) {
+func (e *Editor) insert(rel string, at *int, add string) (tool.Output, error) {
 	if at == nil {
 		return fail("insert needs insert_line: new_str goes after that line (0 puts it at the top)"), nil
 	}
 	if add == "" {
 		return fail("insert needs new_str: the text to insert"), nil
 	}
-	text, o, err := readText(abs, rel)
+	f, text, o, err := e.openText(rel, os.O_RDWR)
 	if o != nil || err != nil {
 		return deref(o), err
 	}
+	defer f.Close()
 	ls := lines(text)
 	if *at < 0 || *at > len(ls) {
 		return fail("insert_line %d is outside %s, which has %d lines; use 0 to %d", *at, rel, len(ls), len(ls)), nil
@@ -161,7 +186,7 @@ func (e *Editor) insert(abs, rel string, at *int, add string) (tool.Output, erro
 	if strings.HasSuffix(text, "\n") || text == "" || *at == len(ls) {
 		after += "\n"
 	}
-	if err := e.write(abs, rel, text, after); err != nil {
+	if err := e.write(f, rel, text, after); err != nil {
 		return tool.Output{}, err
 	}
 	return edited(rel, after, *at+1, *at+len(ins), "insert"), nil

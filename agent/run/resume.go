@@ -60,7 +60,7 @@ func (r *Run) reopen(ctx context.Context) (*workspace, error) {
 		if info.Worktree == "" {
 			return nil, fmt.Errorf("resume %s: its worktree is gone (removed by gc?), so it cannot be resumed", r.ID)
 		}
-		repo, err := vcs.Open(ctx, info.Worktree)
+		repo, err := r.repo.OpenWorktree(ctx, info.Worktree)
 		if err != nil {
 			return nil, fmt.Errorf("resume %s: %w", r.ID, err)
 		}

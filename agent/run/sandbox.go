@@ -10,8 +10,10 @@ import (
 // sandbox prepares the confinement of the agent's shell for the workspace
 // and says once what it is. In auto mode a system that cannot confine
 // runs the shell unconfined, and says so; strict mode stops the run.
-func (r *Run) sandbox(workspace string) (*sandbox.Policy, error) {
+// gitPaths are made read-only (vcs.Repo.GitPaths).
+func (r *Run) sandbox(workspace string, gitPaths []string) (*sandbox.Policy, error) {
 	o := r.opts.Sandbox
+	o.GitDirs = append(o.GitDirs[:len(o.GitDirs):len(o.GitDirs)], gitPaths...)
 	if o.Mode == "" {
 		o.Mode = sandbox.Auto
 	}

@@ -209,7 +209,11 @@ func (r *Run) resolveIssue(ctx context.Context, st *state) error {
 		usage.Priced = true
 	}
 	maxTok, maxCost := r.remaining(st)
-	box, err := r.sandbox(st.ws.Dir)
+	gitPaths, err := st.ws.Repo.GitPaths(ctx)
+	if err != nil {
+		return err
+	}
+	box, err := r.sandbox(st.ws.Dir, gitPaths)
 	if err != nil {
 		return err
 	}
@@ -224,7 +228,7 @@ func (r *Run) resolveIssue(ctx context.Context, st *state) error {
 		Model: r.resolveModel(), Workdir: st.ws.Dir, Issue: r.issue(), Files: st.locs.Files, Functions: st.locs.Functions, LocationsEdited: st.locsEdited,
 		Extra: tracker.Tools(), Bus: r.bus, Gate: r.gate, Approver: r.approver(), Mode: r.mode, Allow: r.opts.Allow,
 		MaxIterations: r.opts.MaxIterations, MaxTokens: maxTok, MaxCost: maxCost, Usage: &usage,
-		CommandTimeout: r.opts.CommandTimeout, CommandBudget: r.opts.CommandBudget, Sandbox: box,
+		CommandTimeout: r.opts.CommandTimeout, CommandBudget: r.opts.CommandBudget, Sandbox: box, GitDirs: gitPaths,
 		History: st.history, Memo: tracker.Memo, Guard: guard.checkFunc(),
 		OnStep: func(msgs []llm.Message) {
 			r.saveTranscript(st, msgs)

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/swe-adept/swe-adept/vcs"
 )
 
 // ExportStats counts what an export wrote and passed over.
@@ -187,8 +189,10 @@ func Checkout(ctx context.Context, repoDir, commit, dest string) (ExportStats, e
 		{"commit", "-q", "--no-verify", "--allow-empty", "-m", "base " + short(commit)},
 	}
 	for _, s := range steps {
-		cmd := exec.CommandContext(ctx, "git", s...)
-		cmd.Dir, cmd.Env = dest, append(os.Environ(), env...)
+		// The exported files are the repository's: git is told where its
+		// directory is, and runs nothing they configure.
+		cmd := vcs.Command(ctx, filepath.Join(dest, ".git"), dest, s...)
+		cmd.Env = append(cmd.Env, env...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return st, fmt.Errorf("checkout %s: git %s: %v: %s", short(commit), s[0], err, bytes.TrimSpace(out))
 		}
@@ -210,11 +214,10 @@ func gitDirOf(repoDir string) (string, error) {
 	return "", fmt.Errorf("repository %s: not a git clone or bare mirror", repoDir)
 }
 
+// gitCmd reads the mirror. vcs.Command never lets a partial clone reach
+// for the network to fill a missing blob, nor runs what its config names.
 func gitCmd(ctx context.Context, gitDir string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir", gitDir}, args...)...)
-	// Never let a partial clone reach for the network to fill a missing blob.
-	cmd.Env = append(os.Environ(), "GIT_NO_LAZY_FETCH=1", "GIT_TERMINAL_PROMPT=0")
-	return cmd
+	return vcs.Command(ctx, gitDir, "", args...)
 }
 
 func git(ctx context.Context, gitDir string, in io.Reader, out io.Writer, args ...string) error {
