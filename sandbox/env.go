@@ -12,8 +12,8 @@ import (
 // nothing that carries a credential. Everything else is left out unless
 // the engineer passes it by name (Options.PassEnv).
 var allowedEnv = []string{
-	// the basics
-	"PATH", "LANG", "LANGUAGE", "TZ", "USER", "LOGNAME", "SHELL", "SOURCE_DATE_EPOCH",
+	// the basics (HOME and TMPDIR are set to the empty ones when confined)
+	"PATH", "HOME", "TMPDIR", "LANG", "LANGUAGE", "TZ", "USER", "LOGNAME", "SHELL", "SOURCE_DATE_EPOCH",
 	// behaviour without a terminal (set by the shell that runs commands)
 	"PAGER", "GIT_PAGER", "MANPAGER", "GIT_TERMINAL_PROMPT", "GIT_EDITOR", "EDITOR", "VISUAL", "NO_COLOR", "CI",
 	"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",

@@ -246,3 +246,26 @@ func TestPrintable(t *testing.T) {
 		}
 	}
 }
+
+// TestShellOutputStreams: a command's output is read as it is written,
+// keeping its start and end; nothing of it is spooled to the host's disk.
+func TestShellOutputStreams(t *testing.T) {
+	spool := t.TempDir()
+	t.Setenv("TMPDIR", spool) // where a spool file would go
+	sh, _ := newTestShell(t, ModeAuto, nil)
+	const size = 50 << 20
+	x, err := sh.Run(context.Background(), "echo FIRST; head -c "+strconv.Itoa(size)+" /dev/zero; echo; echo spooled=$(du -sk "+spool+" | cut -f1)KB", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(x.Output, "FIRST") || !strings.Contains(x.Output, "spooled=") {
+		t.Fatalf("the start or the end of the output is missing:\n%.300s", x.Output)
+	}
+	if !strings.Contains(x.Output, "spooled=0KB") && !strings.Contains(x.Output, "spooled=4KB") {
+		_, after, _ := strings.Cut(x.Output, "spooled=")
+		t.Errorf("the output was spooled to the host while the command ran: %s", after)
+	}
+	if x.Cut < size-DefaultMaxOutput {
+		t.Errorf("cut %d bytes of %d, want all but the kept start and end counted", x.Cut, size)
+	}
+}
