@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -91,9 +90,7 @@ func helper(enc string) error {
 	if err != nil {
 		return err
 	}
-	if err := closeInherited(); err != nil {
-		return err
-	}
+	CloseInherited()
 	if err := installSeccomp(); err != nil {
 		return err
 	}
@@ -111,33 +108,16 @@ func (s spec) rlimits() error {
 		res int
 		n   uint64
 	}
-	limits := []rlimit{{unix.RLIMIT_NPROC, s.Procs}, {unix.RLIMIT_FSIZE, s.FileSize}, {unix.RLIMIT_CORE, 0}}
+	limits := []rlimit{{unix.RLIMIT_FSIZE, s.FileSize}, {unix.RLIMIT_CORE, 0}}
+	if s.Procs > 0 {
+		limits = append(limits, rlimit{unix.RLIMIT_NPROC, s.Procs})
+	}
 	if s.AddressSpace > 0 {
 		limits = append(limits, rlimit{unix.RLIMIT_AS, s.AddressSpace})
 	}
 	for _, l := range limits {
 		if err := unix.Setrlimit(l.res, &unix.Rlimit{Cur: l.n, Max: l.n}); err != nil {
 			return fmt.Errorf("limit %d: %w", l.res, err)
-		}
-	}
-	return nil
-}
-
-// closeInherited marks every descriptor above stderr close-on-exec: the
-// ones swe-adept inherited without the flag would otherwise reach the
-// command, past every rule above (a file open for writing, a terminal).
-func closeInherited() error {
-	err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
-	if err == nil {
-		return nil
-	}
-	entries, derr := os.ReadDir("/proc/self/fd") // kernels before 5.11
-	if derr != nil {
-		return fmt.Errorf("close inherited descriptors: %v, %w", err, derr)
-	}
-	for _, e := range entries {
-		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
-			unix.CloseOnExec(fd)
 		}
 	}
 	return nil
@@ -179,16 +159,37 @@ func hide(p string) error {
 
 func readOnly(p string) error { return bind(p, p, true) }
 
-// bind mounts src on dst, read-only if asked (a bind ignores the flag on
-// the first call, so a second remounts it).
+// bind mounts src on dst, read-only if asked. A bind ignores the flag on
+// the first call, and takes the flags of the mount it copies (a workspace
+// inside a read-only git directory would be read-only): a second call
+// sets them.
 func bind(src, dst string, ro bool) error {
 	if err := unix.Mount(src, dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 		return err
 	}
-	if !ro {
-		return nil
+	var st unix.Statfs_t
+	if err := unix.Statfs(dst, &st); err != nil {
+		return err
 	}
-	return unix.Mount("", dst, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, "")
+	flags := uintptr(unix.MS_BIND|unix.MS_REMOUNT) | kept(st.Flags)
+	if ro {
+		flags |= unix.MS_RDONLY | unix.MS_NOSUID | unix.MS_NODEV
+	}
+	return unix.Mount("", dst, "", flags, "")
+}
+
+// kept are the flags a remount must keep: in a user namespace the kernel
+// locks those the host set (a /tmp mounted nosuid, nodev, noexec), and a
+// remount that drops one fails.
+func kept(stFlags int64) uintptr {
+	var f uintptr
+	for st, ms := range map[int64]uintptr{unix.ST_NOSUID: unix.MS_NOSUID, unix.ST_NODEV: unix.MS_NODEV, unix.ST_NOEXEC: unix.MS_NOEXEC,
+		unix.ST_NOATIME: unix.MS_NOATIME, unix.ST_NODIRATIME: unix.MS_NODIRATIME, unix.ST_RELATIME: unix.MS_RELATIME} {
+		if stFlags&st != 0 {
+			f |= ms
+		}
+	}
+	return f
 }
 
 func (p *Policy) sysProcAttr() *syscall.SysProcAttr {

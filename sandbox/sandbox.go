@@ -39,6 +39,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Mode is how the engineer wants the shell confined.
@@ -100,7 +101,7 @@ type spec struct {
 	Overlays     []overlay `json:"overlays"` // writable views of read-only caches (Go's build cache)
 	Home         string    `json:"home"`     // the empty home, made inside its cover
 	Cgroups      []string  `json:"cgroups"`  // the cgroups the helper joins
-	Procs        uint64    `json:"procs"`    // RLIMIT_NPROC
+	Procs        uint64    `json:"procs"`    // RLIMIT_NPROC; 0: left as it is
 	FileSize     uint64    `json:"file_size"`
 	TmpSize      uint64    `json:"tmp_size"`
 	AddressSpace uint64    `json:"address_space,omitempty"` // RLIMIT_AS, where no cgroup bounds memory
@@ -142,6 +143,37 @@ func New(workspace string, o Options) (*Policy, error) {
 	return p, nil
 }
 
+// checked remembers Check's answers: whether the system confines does not
+// change while swe-adept runs. Keyed by AllowNet, the one option that
+// changes which namespaces are made.
+var checked sync.Map
+
+// Check reports whether commands can be confined here with o, by
+// confining a no-op in an empty workspace, once per process. The error
+// wraps ErrUnavailable and says why, and how to allow it.
+func Check(o Options) error {
+	if err, ok := checked.Load(o.AllowNet); ok {
+		e, _ := err.(error)
+		return e
+	}
+	err := check(o)
+	checked.Store(o.AllowNet, err)
+	return err
+}
+
+func check(o Options) error {
+	dir, err := os.MkdirTemp("", "swe-adept-check-*")
+	if err != nil {
+		return fmt.Errorf("sandbox check: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	p, err := New(dir, o)
+	if err != nil {
+		return err
+	}
+	return p.Close()
+}
+
 // makeState makes the policy's folder and cgroups, locked while it lives.
 func (p *Policy) makeState() error {
 	id := newID()
@@ -161,7 +193,7 @@ func (p *Policy) makeState() error {
 
 func (p *Policy) makeSpec(ws string) spec {
 	l := p.limits
-	s := spec{Workspace: ws, GitDirs: gitDirs(ws), Write: existing(absAll(p.opts.AllowWrite)), Procs: procLimit(l.Procs),
+	s := spec{Workspace: ws, GitDirs: existing(gitDirs(ws)), Write: existing(absAll(p.opts.AllowWrite)), Procs: p.procLimit(),
 		FileSize: l.File, TmpSize: l.Tmp, Net: p.opts.AllowNet, Cgroups: p.cg.dirs}
 	s.Cover, s.CoverRO = covers()
 	covered := append(slices.Clone(s.Cover), s.CoverRO...)
@@ -325,9 +357,14 @@ func secretPaths() []string {
 	return out
 }
 
-// procLimit bounds the processes a command may start. The kernel counts
-// them per user, so the limit sits above what the user already runs.
-func procLimit(procs int) uint64 {
+// procLimit is RLIMIT_NPROC for a command: where a pids cgroup bounds its
+// processes, 0 (left as it is); else its share above what the user
+// already runs, since the kernel counts them per user.
+func (p *Policy) procLimit() uint64 {
+	if p.cg.pids != "" {
+		return 0
+	}
+	procs := p.limits.Procs
 	n := 0
 	uid := fmt.Sprint(os.Getuid())
 	entries, _ := os.ReadDir("/proc")

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // What a command sees of the file system. Folders where secrets and
@@ -37,7 +38,22 @@ var toolEnv = []string{"VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_ROOT", "NVM_DIR", "
 // reads the engineer's go env file, hidden from commands).
 type goEnv struct{ cache, modCache, path, root string }
 
+// goEnvs remembers `go env` by what it depends on: it takes tens of
+// milliseconds, and a process makes a policy per run.
+var goEnvs sync.Map
+
 func lookGo() goEnv {
+	key := strings.Join([]string{os.Getenv("PATH"), os.Getenv("HOME"), os.Getenv("XDG_CONFIG_HOME"), os.Getenv("XDG_CACHE_HOME"),
+		os.Getenv("GOENV"), os.Getenv("GOPATH"), os.Getenv("GOCACHE"), os.Getenv("GOMODCACHE"), os.Getenv("GOROOT")}, "\x00")
+	if g, ok := goEnvs.Load(key); ok {
+		return g.(goEnv)
+	}
+	g := runGoEnv()
+	goEnvs.Store(key, g)
+	return g
+}
+
+func runGoEnv() goEnv {
 	if _, err := exec.LookPath("go"); err != nil {
 		return goEnv{}
 	}

@@ -133,3 +133,26 @@ func goSumLines(t *testing.T, mv string) string {
 	}
 	return b.String()
 }
+
+// TestWorktreeWorkspace: a workspace that is a linked worktree inside the
+// repository's git directory (a run's default) is writable, by relative
+// and absolute paths, while the git directory around it is not.
+func TestWorktreeWorkspace(t *testing.T) {
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	ws := filepath.Join(repo, ".git", "swe-adept", "worktrees", "w1")
+	for _, args := range [][]string{{"init", "-q", repo}, {"-C", repo, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "x"},
+		{"-C", repo, "worktree", "add", "-q", ws}} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v %s", args, err, out)
+		}
+	}
+	p := policy(t, ws, Options{})
+	out, err := run(t, p, ws, "echo a > rel && echo b > "+filepath.Join(ws, "abs")+" && echo written; echo c > "+filepath.Join(repo, ".git", "planted"))
+	if !strings.Contains(out, "written") {
+		t.Errorf("the worktree is not writable: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(repo, ".git", "planted")); err == nil {
+		t.Error("the git directory around the worktree was written")
+	}
+}

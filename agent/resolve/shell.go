@@ -263,6 +263,7 @@ func (s *Shell) command(command string) (*exec.Cmd, error) {
 		}
 		return c, nil
 	}
+	sandbox.CloseInherited() // what swe-adept inherited stays here
 	c := exec.Command("bash", "-c", command)
 	c.Env = s.cfg.Env
 	// A session of its own: no controlling terminal to type into or draw

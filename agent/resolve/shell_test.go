@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -267,5 +268,25 @@ func TestShellOutputStreams(t *testing.T) {
 	}
 	if x.Cut < size-DefaultMaxOutput {
 		t.Errorf("cut %d bytes of %d, want all but the kept start and end counted", x.Cut, size)
+	}
+}
+
+// TestShellInheritsNoDescriptor: even unconfined, a command gets no
+// descriptor swe-adept inherited without close-on-exec (here a file open
+// for writing): only stdin, stdout and stderr.
+func TestShellInheritsNoDescriptor(t *testing.T) {
+	target := filepath.Join(t.TempDir(), "outside")
+	fd, err := syscall.Open(target, syscall.O_RDWR|syscall.O_CREAT, 0o600) // no O_CLOEXEC
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	sh, _ := newTestShell(t, ModeAuto, nil)
+	x, err := sh.Run(context.Background(), "echo planted >&"+strconv.Itoa(fd), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(target); len(b) > 0 {
+		t.Errorf("a command wrote %q through an inherited descriptor: %s", b, x.Output)
 	}
 }
