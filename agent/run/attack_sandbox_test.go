@@ -124,9 +124,7 @@ func TestRunSocketsOut(t *testing.T) {
 	if keyComment != "" && strings.Contains(obs, keyComment) {
 		t.Errorf("the ssh-agent listed the engineer's key to a command:\n%s", obs)
 	}
-	ln.SetDeadline(time.Now()) // a connect completes before the client goes on
-	if c, err := ln.Accept(); err == nil {
-		c.Close()
+	if pending(t, ln, false) {
 		t.Error("the daemon's socket received a connection from a command")
 	}
 }
