@@ -6,11 +6,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/swe-adept/swe-adept/agent/localize"
 	"github.com/swe-adept/swe-adept/eval/batch"
+	"github.com/swe-adept/swe-adept/sandbox"
 )
 
 func init() {
@@ -91,8 +94,33 @@ func parseBatchFlags(args []string) (batchFlags, error) {
 	if f.agent.Sandbox, err = f.sandbox.options(); err != nil {
 		return f, err
 	}
-	f.agent.Models, err = f.models.settings()
-	return f, err
+	f.agent.CommandOutput = int(f.sandbox.output)
+	if f.agent.Models, err = f.models.settings(); err != nil {
+		return f, err
+	}
+	if err := sandbox.CheckPassEnv(f.agent.Sandbox.PassEnv, f.agent.Models.Confidential().Env); err != nil {
+		return f, usagef("%v", err)
+	}
+	return f, nil
+}
+
+// checkBatchSandbox says once, before the first instance, whether the
+// instances' commands can be confined: strict mode stops here; auto mode
+// warns that, with nobody to approve them, no command will run unconfined.
+func checkBatchSandbox(o sandbox.Options, localizeOnly bool, stderr io.Writer) error {
+	if localizeOnly || o.Mode == sandbox.Off {
+		return nil
+	}
+	err := sandbox.Check(o)
+	switch {
+	case err == nil:
+		return nil
+	case o.Mode == sandbox.Strict:
+		return fmt.Errorf("--sandbox strict: %w", err)
+	}
+	fmt.Fprintf(stderr, "swe-adept: WARNING: the agents' commands are NOT confined (%s); no command will run, since nobody can approve one in a batch (--sandbox off runs them unconfined)\n",
+		strings.Join(strings.Fields(err.Error()), " "))
+	return nil
 }
 
 func runBatch(ctx context.Context, args []string) error {
@@ -102,6 +130,9 @@ func runBatch(ctx context.Context, args []string) error {
 	}
 	list, bad, err := loadInstances(f.instances, f.only, f.limit)
 	if err != nil {
+		return err
+	}
+	if err := checkBatchSandbox(f.agent.Sandbox, f.localizeOnly, os.Stderr); err != nil {
 		return err
 	}
 	cfg := batch.Config{Instances: list, BadLines: bad, ReposDir: f.repos, OutDir: f.out, Workers: f.workers,

@@ -38,6 +38,7 @@ const demoTurn = 1200 * time.Millisecond
 type demoFlags struct {
 	speed    float64
 	approve  string
+	chosen   bool // the engineer gave --approve
 	headless bool
 	dir      string
 	repo     string // the engineer's own repository, searched live
@@ -79,6 +80,7 @@ func parseDemoFlags(args []string) (demoFlags, error) {
 	if f.speed < 0 || math.IsNaN(f.speed) || math.IsInf(f.speed, 0) {
 		return f, usagef("--speed %v: want 0 (as fast as possible) or more", f.speed)
 	}
+	f.chosen = f.approve != ""
 	if f.approve == "" {
 		f.approve = "ask"
 		if f.headless {
@@ -126,12 +128,12 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			fmt.Fprintln(textOut(stderr), n)
 		}
 	}
-	r, err := startDemo(ctx, f, dir)
+	r, err := startDemo(ctx, f, dir, stderr)
 	if err != nil {
 		return err
 	}
 	if f.headless {
-		return runHeadless(r, stdout)
+		return runHeadless(r, stdout, nil)
 	}
 	return demoScreen(ctx, r, notices, dir, stderr)
 }
@@ -161,7 +163,7 @@ func demoNotices(dir string) []string {
 	return out
 }
 
-func startDemo(ctx context.Context, f demoFlags, dir string) (*run.Run, error) {
+func startDemo(ctx context.Context, f demoFlags, dir string, stderr io.Writer) (*run.Run, error) {
 	loc, res, err := demo.Scripts()
 	if err != nil {
 		return nil, err
@@ -171,17 +173,23 @@ func startDemo(ctx context.Context, f demoFlags, dir string) (*run.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := run.Start(ctx, run.Options{
+	opts := run.Options{
 		Sandbox:       box,
 		Repo:          dir,
 		Issue:         demo.Issue(),
 		LocalizeModel: llm.NewScripted(loc, llm.WithDelay(d)),
 		ResolveModel:  llm.NewScripted(res, llm.WithDelay(d)),
 		Approve:       f.approve,
-	})
+		CommandOutput: int(f.sandbox.output),
+		// The sample's commands are the demo's own script, built into the
+		// binary: an unconfined shell need not ask for each of them.
+		ApproveChosen: true,
+	}
+	r, err := run.Start(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
+	warnUnconfined(stderr, r, opts)
 	return r, nil
 }
 
@@ -225,7 +233,10 @@ func demoOnRepo(ctx context.Context, f demoFlags, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	opts := run.Options{Repo: f.repo, Issue: issue, Approve: f.approve, Sandbox: box}
+	opts := run.Options{Repo: f.repo, Issue: issue, Approve: f.approve, ApproveChosen: f.chosen, Sandbox: box, CommandOutput: int(f.sandbox.output)}
+	if err := hideModelSecrets(&opts, set); err != nil {
+		return err
+	}
 	opts.Localizer = func(ix *index.Index) (llm.Model, string, error) {
 		return paced{heuristic.New(ix, nil), turnDelay(f.speed)}, "", nil
 	}
@@ -236,8 +247,9 @@ func demoOnRepo(ctx context.Context, f demoFlags, stdout, stderr io.Writer) erro
 	if err != nil {
 		return runStartError(err)
 	}
+	warnUnconfined(stderr, r, opts)
 	if f.headless {
-		return runHeadless(r, stdout)
+		return runHeadless(r, stdout, opts.Confidential.Values)
 	}
 	return runScreen(ctx, r, stderr)
 }

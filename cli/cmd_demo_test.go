@@ -25,7 +25,7 @@ func TestDemoFlags(t *testing.T) {
 	}{
 		{"defaults ask on the screen", nil, demoFlags{speed: 1, approve: "ask"}, ""},
 		{"headless defaults to auto", []string{"--headless"}, demoFlags{speed: 1, approve: "auto", headless: true}, ""},
-		{"fast", []string{"--speed", "0", "--approve", "deny"}, demoFlags{speed: 0, approve: "deny"}, ""},
+		{"fast", []string{"--speed", "0", "--approve", "deny"}, demoFlags{speed: 0, approve: "deny", chosen: true}, ""},
 		{"headless cannot ask", []string{"--headless", "--approve", "ask"}, demoFlags{}, "no screen to ask on"},
 		{"bad approve", []string{"--approve", "maybe"}, demoFlags{}, `--approve "maybe"`},
 		{"negative speed", []string{"--speed", "-1"}, demoFlags{}, "--speed"},

@@ -44,6 +44,7 @@ type runFlags struct {
 	models                                   *modelFlags
 	sandbox                                  *sandboxFlags
 	headless, inPlace, apply                 bool
+	approveChosen                            bool
 	maxIter, maxTokens                       int
 	maxCost                                  float64
 	cmdTimeout, cmdBudget, scriptDelay       time.Duration
@@ -84,6 +85,7 @@ func parseRunFlags(args []string) (runFlags, error) {
 	if len(pos) > 0 {
 		return f, usagef("unexpected argument %q", pos[0])
 	}
+	f.approveChosen = f.approve != ""
 	if f.approve == "" {
 		f.approve = map[bool]string{true: "auto", false: "ask"}[f.headless]
 	}
@@ -120,10 +122,11 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err != nil {
 		return runStartError(err)
 	}
+	warnUnconfined(stderr, r, opts)
 	if screen {
 		return runScreen(ctx, r, stderr)
 	}
-	return runHeadless(r, stdout)
+	return runHeadless(r, stdout, opts.Confidential.Values)
 }
 
 func runStartError(err error) error {
@@ -136,8 +139,9 @@ func runStartError(err error) error {
 // runOptions turns flags into run options: the issue, the locations and the
 // models.
 func runOptions(f runFlags, stdin io.Reader) (run.Options, error) {
-	opts := run.Options{Repo: f.repo, Approve: f.approve, Allow: f.allow, InPlace: f.inPlace, Apply: f.apply,
-		MaxIterations: f.maxIter, MaxCost: f.maxCost, MaxTokens: f.maxTokens, CommandTimeout: f.cmdTimeout, CommandBudget: f.cmdBudget, Resume: f.resume}
+	opts := run.Options{Repo: f.repo, Approve: f.approve, ApproveChosen: f.approveChosen, Allow: f.allow, InPlace: f.inPlace, Apply: f.apply,
+		MaxIterations: f.maxIter, MaxCost: f.maxCost, MaxTokens: f.maxTokens, CommandTimeout: f.cmdTimeout, CommandBudget: f.cmdBudget, Resume: f.resume,
+		CommandOutput: int(f.sandbox.output)}
 	var err error
 	if opts.Sandbox, err = f.sandbox.options(); err != nil {
 		return opts, err
@@ -166,6 +170,9 @@ func runOptions(f runFlags, stdin io.Reader) (run.Options, error) {
 		return opts, err
 	}
 	set.Localize.Script, set.Resolve.Script, set.ScriptDelay = f.scriptLocalize, f.scriptResolve, f.scriptDelay
+	if err := hideModelSecrets(&opts, set); err != nil {
+		return opts, err
+	}
 	if err := explicitModel(set, f.models.localizeModel); err != nil {
 		return opts, usagef("%s", strings.Replace(err.Error(), "--model", "--localize-model", 2))
 	}

@@ -138,10 +138,10 @@ func statusError(s runfolder.Summary) error {
 }
 
 // runHeadless prints every event as a JSON line, then the summary line.
-func runHeadless(r *run.Run, stdout io.Writer) error {
+func runHeadless(r *run.Run, stdout io.Writer, secrets []string) error {
 	stdout = jsonOut(stdout)
 	enc := json.NewEncoder(stdout)
-	secrets := resolve.SecretValues(os.Environ())
+	secrets = append(resolve.SecretValues(os.Environ()), secrets...)
 	for e := range r.Events() {
 		if err := writeEvent(stdout, e, secrets); err != nil {
 			r.Cancel()
@@ -275,9 +275,12 @@ func checkDir(flagName, path string) error {
 }
 
 type sandboxFlags struct {
-	mode  string
-	net   bool
-	write listFlag
+	mode                    string
+	net                     bool
+	write, read, passEnv    listFlag
+	memory, tmp, file, disk sizeFlag
+	output                  sizeFlag
+	procs                   int
 }
 
 func addSandboxFlags(fs *flag.FlagSet) *sandboxFlags {
@@ -285,6 +288,14 @@ func addSandboxFlags(fs *flag.FlagSet) *sandboxFlags {
 	fs.StringVar(&f.mode, "sandbox", "auto", "confine the agent's shell: auto (where the system allows, saying when it cannot), strict (refuse to run unconfined) or off")
 	fs.BoolVar(&f.net, "allow-net", false, "let confined commands use the network")
 	fs.Var(&f.write, "allow-write", "a `path` confined commands may write beneath, besides the workspace (repeatable)")
+	fs.Var(&f.read, "allow-read", "a `path` confined commands may read where they see nothing (the home, /tmp), read-only (repeatable)")
+	fs.Var(&f.passEnv, "pass-env", "an environment variable's `name` to pass to commands besides the allow-list (repeatable)")
+	fs.Var(&f.memory, "max-memory", "memory one command may use (`size`, e.g. 2G; default "+sandbox.FormatSize(sandbox.DefaultMemory)+")")
+	fs.IntVar(&f.procs, "max-procs", sandbox.DefaultProcs, "processes one command may run at once")
+	fs.Var(&f.tmp, "max-tmp", "space in a command's private /tmp, /dev/shm and home, each (`size`; default "+sandbox.FormatSize(sandbox.DefaultTmp)+")")
+	fs.Var(&f.file, "max-file", "largest file a command may write (`size`; default "+sandbox.FormatSize(sandbox.DefaultFile)+")")
+	fs.Var(&f.disk, "max-disk", "disk space one command may take in all (`size`; default "+sandbox.FormatSize(sandbox.DefaultDisk)+")")
+	fs.Var(&f.output, "max-output", "bytes of a command's output the model reads, its start and end (`size`; default "+sandbox.FormatSize(resolve.DefaultMaxOutput)+")")
 	return f
 }
 
@@ -293,7 +304,60 @@ func (f *sandboxFlags) options() (sandbox.Options, error) {
 	if err != nil {
 		return sandbox.Options{}, usagef("--sandbox: %v", err)
 	}
-	return sandbox.Options{Mode: m, AllowNet: f.net, AllowWrite: f.write}, nil
+	if f.procs < 1 {
+		return sandbox.Options{}, usagef("--max-procs %d: want at least 1", f.procs)
+	}
+	if err := sandbox.CheckPassEnv(f.passEnv, nil); err != nil {
+		return sandbox.Options{}, usagef("%v", err)
+	}
+	return sandbox.Options{Mode: m, AllowNet: f.net, AllowWrite: f.write, AllowRead: f.read, PassEnv: f.passEnv,
+		Limits: sandbox.Limits{Memory: uint64(f.memory), Procs: f.procs, Tmp: uint64(f.tmp), File: uint64(f.file), Disk: uint64(f.disk)}}, nil
+}
+
+// sizeFlag is a size in bytes, written 512M or 2G; 0 until set.
+type sizeFlag uint64
+
+func (s *sizeFlag) String() string {
+	if *s == 0 {
+		return ""
+	}
+	return sandbox.FormatSize(uint64(*s))
+}
+
+func (s *sizeFlag) Set(v string) error {
+	n, err := sandbox.ParseSize(v)
+	*s = sizeFlag(n)
+	return err
+}
+
+// hideModelSecrets makes sure no command sees what the model settings
+// hold (see models.Confidential), and that --pass-env does not ask for it.
+func hideModelSecrets(opts *run.Options, set models.Settings) error {
+	opts.Confidential = set.Confidential()
+	if err := sandbox.CheckPassEnv(opts.Sandbox.PassEnv, opts.Confidential.Env); err != nil {
+		return usagef("%v", err)
+	}
+	return nil
+}
+
+// warnUnconfined says in one line on stderr, before any command runs and
+// before the screen takes the terminal, that the run's commands will not
+// be confined, and what the approval policy does about it.
+func warnUnconfined(stderr io.Writer, r *run.Run, opts run.Options) {
+	why := strings.Join(strings.Fields(r.Unconfined()), " ")
+	if why == "" {
+		return
+	}
+	var policy string
+	switch {
+	case opts.Sandbox.Mode == sandbox.Off || opts.ApproveChosen:
+		policy = "the approval policy you chose (--approve " + nonEmptyStr(opts.Approve, "auto") + ") applies"
+	case opts.Approve == "ask":
+		policy = "every command will ask for your approval"
+	default:
+		policy = "no command will run, since nobody can approve one here (--approve auto runs them unconfined anyway)"
+	}
+	fmt.Fprintf(stderr, "swe-adept: WARNING: the agent's commands are NOT confined (%s); %s\n", why, policy)
 }
 
 // modelFlags are the model settings every command that runs an agent

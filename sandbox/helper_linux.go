@@ -8,9 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"syscall"
-
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -56,40 +56,71 @@ func helper(enc string) error {
 	if len(os.Args) < 2 {
 		return fmt.Errorf("no command")
 	}
-	if s.Cgroup != "" {
-		// Joined before anything forks, so every process counts.
-		if err := os.WriteFile(filepath.Join(s.Cgroup, "cgroup.procs"), []byte("0"), 0o644); err != nil {
-			return fmt.Errorf("process limit: %w", err)
+	// Joined before anything forks, so every process counts.
+	for _, cg := range s.Cgroups {
+		if err := os.WriteFile(filepath.Join(cg, "cgroup.procs"), []byte("0"), 0o644); err != nil {
+			return fmt.Errorf("join cgroup %s: %w", cg, err)
 		}
+	}
+	env := withoutSpec(os.Environ())
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("working directory: %w", err)
 	}
 	if err := s.mounts(); err != nil {
 		return err
 	}
-	// The working directory was entered before the mounts: enter it again
-	// through them, or relative paths would reach the files beneath.
-	if wd, err := os.Getwd(); err == nil {
-		if err := os.Chdir(wd); err != nil {
-			return fmt.Errorf("working directory: %w", err)
-		}
+	env = s.mountOverlays(env)
+	p := s.plan()
+	if err := s.view(p); err != nil {
+		return err
 	}
-	if err := unix.Setrlimit(unix.RLIMIT_NPROC, &unix.Rlimit{Cur: s.Procs, Max: s.Procs}); err != nil {
-		return fmt.Errorf("process limit: %w", err)
+	// The working directory was looked up before the mounts: look it up
+	// again, through them.
+	if err := os.Chdir(cwd); err != nil {
+		return fmt.Errorf("working directory %s: %w", cwd, err)
 	}
-	if err := s.landlock(); err != nil {
+	if err := s.rlimits(); err != nil {
+		return err
+	}
+	if err := s.landlock(p); err != nil {
 		return err
 	}
 	path, err := exec.LookPath(os.Args[1])
 	if err != nil {
 		return err
 	}
-	env := os.Environ()
-	for i, kv := range env {
-		if len(kv) > len(helperEnv) && kv[:len(helperEnv)+1] == helperEnv+"=" {
-			env = append(env[:i], env[i+1:]...)
-			break
-		}
+	CloseInherited()
+	if err := installSeccomp(); err != nil {
+		return err
 	}
 	return syscall.Exec(path, os.Args[1:], env)
+}
+
+func withoutSpec(env []string) []string {
+	return slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, helperEnv+"=") })
+}
+
+// rlimits bound processes (where no cgroup does), the size of any one
+// file, core dumps, and the address space where no cgroup bounds memory.
+func (s spec) rlimits() error {
+	type rlimit struct {
+		res int
+		n   uint64
+	}
+	limits := []rlimit{{unix.RLIMIT_FSIZE, s.FileSize}, {unix.RLIMIT_CORE, 0}}
+	if s.Procs > 0 {
+		limits = append(limits, rlimit{unix.RLIMIT_NPROC, s.Procs})
+	}
+	if s.AddressSpace > 0 {
+		limits = append(limits, rlimit{unix.RLIMIT_AS, s.AddressSpace})
+	}
+	for _, l := range limits {
+		if err := unix.Setrlimit(l.res, &unix.Rlimit{Cur: l.n, Max: l.n}); err != nil {
+			return fmt.Errorf("limit %d: %w", l.res, err)
+		}
+	}
+	return nil
 }
 
 // mounts hides the secrets and makes the git directories read-only (the
@@ -105,7 +136,7 @@ func (s spec) mounts() error {
 		}
 	}
 	for _, d := range s.GitDirs {
-		if err := readOnly(d); err != nil && !os.IsNotExist(err) {
+		if err := readOnly(d); err != nil {
 			return fmt.Errorf("git directory %s read-only: %w", d, err)
 		}
 	}
@@ -128,118 +159,37 @@ func hide(p string) error {
 
 func readOnly(p string) error { return bind(p, p, true) }
 
-// bind mounts src on dst, read-only or writable (a bind ignores the flag
-// on the first call and copies the source's, read-only for a workspace
-// inside a git directory, so a second sets it). The second keeps the
-// flags a user namespace may not clear (noexec, atime).
+// bind mounts src on dst, read-only if asked. A bind ignores the flag on
+// the first call, and takes the flags of the mount it copies (a workspace
+// inside a read-only git directory would be read-only): a second call
+// sets them.
 func bind(src, dst string, ro bool) error {
 	if err := unix.Mount(src, dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 		return err
 	}
-	flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_NOSUID | unix.MS_NODEV)
 	var st unix.Statfs_t
-	if unix.Statfs(dst, &st) == nil {
-		flags |= uintptr(st.Flags) & (unix.ST_NOEXEC | unix.ST_NOATIME | unix.ST_NODIRATIME | unix.ST_RELATIME)
+	if err := unix.Statfs(dst, &st); err != nil {
+		return err
 	}
+	flags := uintptr(unix.MS_BIND|unix.MS_REMOUNT) | kept(st.Flags)
 	if ro {
-		flags |= unix.MS_RDONLY
+		flags |= unix.MS_RDONLY | unix.MS_NOSUID | unix.MS_NODEV
 	}
 	return unix.Mount("", dst, "", flags, "")
 }
 
-// Access rights by Landlock ABI version.
-const (
-	readRights = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_READ_DIR
-	v1Write    = unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_REMOVE_DIR | unix.LANDLOCK_ACCESS_FS_REMOVE_FILE |
-		unix.LANDLOCK_ACCESS_FS_MAKE_CHAR | unix.LANDLOCK_ACCESS_FS_MAKE_DIR | unix.LANDLOCK_ACCESS_FS_MAKE_REG |
-		unix.LANDLOCK_ACCESS_FS_MAKE_SOCK | unix.LANDLOCK_ACCESS_FS_MAKE_FIFO | unix.LANDLOCK_ACCESS_FS_MAKE_BLOCK |
-		unix.LANDLOCK_ACCESS_FS_MAKE_SYM
-	fileRights = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_READ_FILE |
-		unix.LANDLOCK_ACCESS_FS_TRUNCATE | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
-)
-
-// handled is every file-system right the running kernel knows.
-func handled(abi int) uint64 {
-	h := uint64(readRights | v1Write)
-	if abi >= 2 {
-		h |= unix.LANDLOCK_ACCESS_FS_REFER
-	}
-	if abi >= 3 {
-		h |= unix.LANDLOCK_ACCESS_FS_TRUNCATE
-	}
-	if abi >= 5 {
-		h |= unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
-	}
-	return h
-}
-
-// ABI is the Landlock ABI version of the running kernel, 0 without it.
-func ABI() int {
-	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
-	if errno != 0 {
-		return 0
-	}
-	return int(v)
-}
-
-type rule struct {
-	path   string
-	rights uint64
-}
-
-// landlock allows reading everywhere and writing only beneath the
-// workspace, the private temporary folder, the allowed paths and a few
-// devices.
-func (s spec) landlock() error {
-	abi := ABI()
-	if abi < 1 {
-		return fmt.Errorf("landlock is not available in this kernel (Linux 5.13 or later, with landlock among the LSMs)")
-	}
-	all := handled(abi)
-	attr := unix.LandlockRulesetAttr{Handled_access_fs: all}
-	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
-	if errno != 0 {
-		return fmt.Errorf("landlock ruleset: %w", errno)
-	}
-	defer unix.Close(int(fd))
-	rules := []rule{{"/", readRights}}
-	for _, p := range append([]string{s.Workspace, s.Temp}, s.Write...) {
-		rules = append(rules, rule{p, all})
-	}
-	for _, dev := range []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/urandom", "/dev/random"} {
-		rules = append(rules, rule{dev, (unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE) & all})
-	}
-	for _, r := range rules {
-		if err := addRule(int(fd), r.path, r.rights); err != nil {
-			return err
+// kept are the flags a remount must keep: in a user namespace the kernel
+// locks those the host set (a /tmp mounted nosuid, nodev, noexec), and a
+// remount that drops one fails.
+func kept(stFlags int64) uintptr {
+	var f uintptr
+	for st, ms := range map[int64]uintptr{unix.ST_NOSUID: unix.MS_NOSUID, unix.ST_NODEV: unix.MS_NODEV, unix.ST_NOEXEC: unix.MS_NOEXEC,
+		unix.ST_NOATIME: unix.MS_NOATIME, unix.ST_NODIRATIME: unix.MS_NODIRATIME, unix.ST_RELATIME: unix.MS_RELATIME} {
+		if stFlags&st != 0 {
+			f |= ms
 		}
 	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("no_new_privs: %w", err)
-	}
-	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, fd, 0, 0); errno != 0 {
-		return fmt.Errorf("landlock: %w", errno)
-	}
-	return nil
-}
-
-func addRule(fd int, path string, rights uint64) error {
-	f, err := unix.Open(filepath.Clean(path), unix.O_PATH|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil // a missing device or path grants nothing
-	}
-	defer unix.Close(f)
-	var st unix.Stat_t
-	if unix.Fstat(f, &st) == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR {
-		rights &= fileRights // a file takes only the rights that apply to files
-	}
-	attr := unix.LandlockPathBeneathAttr{Allowed_access: rights, Parent_fd: int32(f)}
-	_, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(fd), unix.LANDLOCK_RULE_PATH_BENEATH,
-		uintptr(unsafe.Pointer(&attr)), 0, 0, 0)
-	if errno != 0 {
-		return fmt.Errorf("landlock rule for %s: %w", path, errno)
-	}
-	return nil
+	return f
 }
 
 func (p *Policy) sysProcAttr() *syscall.SysProcAttr {
@@ -249,7 +199,9 @@ func (p *Policy) sysProcAttr() *syscall.SysProcAttr {
 	}
 	uid, gid := os.Getuid(), os.Getgid()
 	return &syscall.SysProcAttr{
-		Setpgid:     true,
+		// A session of its own: no controlling terminal to type into
+		// (TIOCSTI) or draw on, and a process group to kill as one.
+		Setsid:      true,
 		Cloneflags:  flags,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
 		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},

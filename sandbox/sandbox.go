@@ -1,24 +1,33 @@
 // Package sandbox confines the agent's shell commands at the operating
 // system level: each command runs in fresh user, mount, network and pid
-// namespaces, under a Landlock ruleset, with a process limit.
+// namespaces, under a Landlock ruleset and a seccomp filter, in cgroups
+// that bound its memory and processes.
 //
 // The confinement is applied by a re-exec of our own binary: the parent
-// starts it in the new namespaces, and the helper (this package's init,
-// before anything else runs) hides the engineer's secrets, makes the git
-// directory read-only, gives the command a private /tmp, restricts itself
-// with Landlock and execs bash. The Landlock domain and the namespaces are
-// inherited by everything bash starts.
+// starts it in the new namespaces, and the helper (this package's init)
+// joins the cgroups, covers the home, /tmp and the runtime folders with
+// empty file systems and shows again what commands need (the workspace,
+// the git directories read-only, the toolchain caches read-only), gives
+// the command its own /dev and /proc, sets its limits, restricts itself
+// with Landlock and seccomp, closes what it inherited and execs bash.
+// All of it is inherited by everything bash starts.
 //
 // What a confined command can do:
-//   - write only beneath the workspace, its private /tmp and the paths the
-//     engineer allows; read the rest of the file system;
-//   - not read ~/.ssh, ~/.aws, ~/.config/gcloud, ~/.netrc and the like
-//     (they are covered by empty file systems);
+//   - write only beneath the workspace, its empty private /tmp and home
+//     (size-limited, gone when it ends) and the paths the engineer allows;
+//     read the rest of the file system, less what is covered;
+//   - not read the engineer's home (its ssh keys, tokens, histories), nor
+//     the model settings file wherever it lives; only the toolchain caches
+//     there are shown, read-only;
 //   - not write the repository's git directory (a hook written there would
 //     run unconfined at the engineer's next commit);
-//   - reach no network, loopback included, unless allowed;
-//   - start a bounded number of processes, none of which outlives the
-//     command: when bash ends, its pid namespace ends with it.
+//   - reach no network, loopback included, unless allowed, and no unix
+//     socket (an ssh-agent, a docker daemon) ever;
+//   - see only the allowed environment variables, never the model's key;
+//   - see no host process, no terminal, no descriptor swe-adept inherited;
+//   - use bounded memory, processes, temporary space, file sizes and disk;
+//     none of its processes outlives it: when bash ends, its pid
+//     namespace ends with it.
 package sandbox
 
 import (
@@ -28,7 +37,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
+	"sync"
 )
 
 // Mode is how the engineer wants the shell confined.
@@ -52,11 +63,17 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("sandbox mode %q: want auto, strict or off", s)
 }
 
-// Options widen the confinement on purpose.
+// Options widen the confinement on purpose, bound it, and name what the
+// model settings hold, which no command may see whatever else is allowed.
 type Options struct {
 	Mode       Mode
 	AllowNet   bool     // keep the network (the host's namespace)
 	AllowWrite []string // extra paths the commands may write beneath
+	AllowRead  []string // paths shown read-only where they would be hidden (the home, /tmp)
+	PassEnv    []string // variables passed besides the allow-list
+	Limits     Limits
+	DenyEnv    []string // the model's key and header variables: never passed
+	Conceal    []string // the model settings file: never shown
 	// GitDirs are made read-only: the repository's git directories and the
 	// workspace's .git entries, as the repository recorded them before any
 	// command ran (never found from the workspace, which a command can change).
@@ -65,29 +82,43 @@ type Options struct {
 
 // Policy confines the commands of one workspace.
 type Policy struct {
-	spec spec
-	exe  string
-	Temp string // the commands' private /tmp, on the host
+	spec   spec
+	exe    string
+	opts   Options
+	limits Limits
+	goEnv  goEnv
+	home   string   // the command's HOME, an empty folder; "" when it is not covered
+	state  string   // the policy's own folder on the host, locked while it lives
+	lock   *os.File // the lock on state
+	cg     *cgroups
 }
 
 // spec is what the helper applies; it travels in the environment.
 type spec struct {
-	Workspace string   `json:"workspace"`
-	Temp      string   `json:"temp"`
-	GitDirs   []string `json:"git_dirs"` // made read-only
-	Hide      []string `json:"hide"`     // covered: directories by tmpfs, files by /dev/null
-	Write     []string `json:"write"`    // extra writable paths
-	Procs     uint64   `json:"procs"`
-	Cgroup    string   `json:"cgroup,omitempty"` // a pids cgroup the helper joins`
-	Net       bool     `json:"net"`
+	Workspace    string    `json:"workspace"`
+	GitDirs      []string  `json:"git_dirs"` // made read-only
+	Hide         []string  `json:"hide"`     // covered: directories by tmpfs, files by /dev/null
+	Write        []string  `json:"write"`    // extra writable paths
+	Read         []string  `json:"read"`     // shown read-only inside the covers (toolchain caches, --allow-read)
+	Cover        []string  `json:"cover"`    // covered by an empty writable tmpfs for each command (home, /tmp)
+	CoverRO      []string  `json:"cover_ro"` // covered by an empty read-only tmpfs (runtime folders)
+	Overlays     []overlay `json:"overlays"` // writable views of read-only caches (Go's build cache)
+	Home         string    `json:"home"`     // the empty home, made inside its cover
+	Cgroups      []string  `json:"cgroups"`  // the cgroups the helper joins
+	Procs        uint64    `json:"procs"`    // RLIMIT_NPROC; 0: left as it is
+	FileSize     uint64    `json:"file_size"`
+	TmpSize      uint64    `json:"tmp_size"`
+	AddressSpace uint64    `json:"address_space,omitempty"` // RLIMIT_AS, where no cgroup bounds memory
+	Net          bool      `json:"net"`
 }
 
 // ErrUnavailable: the system cannot confine commands.
 var ErrUnavailable = errors.New("the shell cannot be confined on this system")
 
-// New prepares a policy for the workspace. It checks that confinement
-// works here by confining a no-op; when it does not, the error (wrapping
-// ErrUnavailable) says why and how to allow it.
+// New prepares a policy for the workspace, after sweeping what crashed
+// runs left behind. It checks that confinement works here by confining a
+// no-op; when it does not, the error (wrapping ErrUnavailable) says why
+// and how to allow it.
 func New(workspace string, o Options) (*Policy, error) {
 	if runtime.GOOS != "linux" {
 		return nil, fmt.Errorf("%w: confinement is implemented for Linux only (on %s the approval policy is the only guard)", ErrUnavailable, runtime.GOOS)
@@ -100,12 +131,15 @@ func New(workspace string, o Options) (*Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp("", "swe-adept-tmp-*")
-	if err != nil {
-		return nil, fmt.Errorf("sandbox: private temporary folder: %w", err)
+	if r, err := filepath.EvalSymlinks(ws); err == nil {
+		ws = r
 	}
-	p := &Policy{exe: exe, Temp: tmp, spec: spec{Workspace: ws, Temp: tmp, GitDirs: absAll(o.GitDirs),
-		Hide: secretPaths(), Write: absAll(o.AllowWrite), Procs: procLimit(), Net: o.AllowNet, Cgroup: pidsCgroup()}}
+	Sweep()
+	p := &Policy{exe: exe, opts: o, limits: o.Limits.withDefaults(), goEnv: lookGo()}
+	if err := p.makeState(); err != nil {
+		return nil, err
+	}
+	p.spec = p.makeSpec(ws)
 	if err := p.probe(); err != nil {
 		p.Close()
 		return nil, err
@@ -113,17 +147,112 @@ func New(workspace string, o Options) (*Policy, error) {
 	return p, nil
 }
 
-// Close removes the private temporary folder and the process cgroup.
-func (p *Policy) Close() error {
-	if p.spec.Cgroup != "" {
-		os.Remove(p.spec.Cgroup)
+// checked remembers Check's answers: whether the system confines does not
+// change while swe-adept runs. Keyed by AllowNet, the one option that
+// changes which namespaces are made.
+var checked sync.Map
+
+// Check reports whether commands can be confined here with o, by
+// confining a no-op in an empty workspace, once per process. The error
+// wraps ErrUnavailable and says why, and how to allow it.
+func Check(o Options) error {
+	if err, ok := checked.Load(o.AllowNet); ok {
+		e, _ := err.(error)
+		return e
 	}
-	return os.RemoveAll(p.Temp)
+	err := check(o)
+	checked.Store(o.AllowNet, err)
+	return err
+}
+
+func check(o Options) error {
+	dir, err := os.MkdirTemp("", "swe-adept-check-*")
+	if err != nil {
+		return fmt.Errorf("sandbox check: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	p, err := New(dir, o)
+	if err != nil {
+		return err
+	}
+	return p.Close()
+}
+
+// makeState makes the policy's folder and cgroups, locked while it lives.
+func (p *Policy) makeState() error {
+	id := newID()
+	p.state = filepath.Join(os.TempDir(), statePrefix+id)
+	if err := os.Mkdir(p.state, 0o700); err != nil {
+		return fmt.Errorf("sandbox: private folder: %w", err)
+	}
+	f, err := lock(p.state)
+	if err != nil {
+		os.Remove(p.state)
+		return fmt.Errorf("sandbox: lock %s: %w", p.state, err)
+	}
+	p.lock = f
+	p.cg = makeCgroups(id, p.limits)
+	return nil
+}
+
+func (p *Policy) makeSpec(ws string) spec {
+	l := p.limits
+	s := spec{Workspace: ws, GitDirs: existing(absAll(p.opts.GitDirs)), Write: existing(absAll(p.opts.AllowWrite)), Procs: p.procLimit(),
+		FileSize: l.File, TmpSize: l.Tmp, Net: p.opts.AllowNet, Cgroups: p.cg.dirs}
+	s.Cover, s.CoverRO = covers()
+	covered := append(slices.Clone(s.Cover), s.CoverRO...)
+	s.Read = append(shownCaches(covered, p.goEnv), existing(absAll(p.opts.AllowRead))...)
+	s.Hide = existing(absAll(p.opts.Conceal))
+	if h := homes(); len(h) > 0 && beneathAny(h[0], s.Cover) {
+		p.home, s.Home = h[0], h[0]
+	} else {
+		s.Hide = append(s.Hide, secretPaths()...) // no home to cover: hide what we know
+	}
+	if o, ok := p.cacheOverlay(); ok {
+		s.Overlays = append(s.Overlays, o)
+	}
+	if p.cg.memory == "" {
+		s.AddressSpace = l.Memory
+	}
+	return s
+}
+
+// cacheOverlay is a writable view of Go's build cache (`go test` writes
+// it): the engineer's entries are read, and the run's own builds stay in
+// the policy's folder, reused by its later commands. A command can thus
+// never plant an entry that the engineer's next build would link.
+func (p *Policy) cacheOverlay() (overlay, bool) {
+	c := p.goEnv.cache
+	if c == "" || strings.ContainsAny(c+p.state, ",:") {
+		return overlay{}, false
+	}
+	if fi, err := os.Stat(c); err != nil || !fi.IsDir() {
+		return overlay{}, false
+	}
+	o := overlay{Target: c, Upper: filepath.Join(p.state, "go-build", "upper"), Work: filepath.Join(p.state, "go-build", "work"), Env: "GOCACHE"}
+	for _, d := range []string{o.Upper, o.Work} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return overlay{}, false
+		}
+	}
+	return o, true
+}
+
+// Close removes the policy's folder and cgroups.
+func (p *Policy) Close() error {
+	if p.cg != nil {
+		p.cg.close()
+	}
+	err := removeState(p.state)
+	if p.lock != nil {
+		p.lock.Close()
+	}
+	return err
 }
 
 // Limited reports whether the process limit holds: the kernel exempts
 // root from RLIMIT_NPROC, so root needs a pids cgroup.
-func (p *Policy) Limited() bool { return p.spec.Cgroup != "" || os.Getuid() != 0 }
+func (p *Policy) Limited() bool { return p.cg.pids != "" || os.Getuid() != 0 }
 
 // Describe says in a line what the confinement allows.
 func (p *Policy) Describe() string {
@@ -135,24 +264,50 @@ func (p *Policy) Describe() string {
 	if len(p.spec.Write) > 0 {
 		extra = ", and " + strings.Join(p.spec.Write, ", ")
 	}
-	procs := ""
-	if !p.Limited() {
-		procs = "; no process limit (root without a pids cgroup)"
+	l := p.limits
+	mem := "memory " + FormatSize(l.Memory)
+	if p.cg.memory == "" {
+		mem += " per process (no memory cgroup here)"
 	}
-	return fmt.Sprintf("shell confined (Landlock and namespaces): writes only in the workspace and a private temporary folder%s; %s; secrets and the git directory out of reach%s", extra, net, procs)
+	procs := fmt.Sprintf("%d processes", l.Procs)
+	if !p.Limited() {
+		procs = "no process limit (root without a pids cgroup)"
+	}
+	return fmt.Sprintf("shell confined (namespaces, Landlock, seccomp): writes only in the workspace%s and an empty private /tmp and home; %s; "+
+		"no unix sockets; secrets, the git directory and host processes out of reach; %s, %s, /tmp %s, files %s, %s of disk per command",
+		extra, net, mem, procs, FormatSize(l.Tmp), FormatSize(l.File), FormatSize(l.Disk))
 }
 
 // Command is an exec.Cmd that runs name with args confined. The caller
-// sets Dir, Stdout and Stderr, and adds its environment with Env.
+// sets Dir, Stdout and Stderr. Of env, only the allowed variables reach
+// the command (see Env); HOME is the empty home and TMPDIR the private
+// /tmp.
 func (p *Policy) Command(env []string, name string, args ...string) (*exec.Cmd, error) {
 	enc, err := p.spec.encode()
 	if err != nil {
 		return nil, err
 	}
 	c := exec.Command(p.exe, append([]string{name}, args...)...)
-	c.Env = append(append([]string{}, env...), helperEnv+"="+enc, "TMPDIR="+p.Temp)
+	c.Env = append(p.env(env), helperEnv+"="+enc)
 	c.SysProcAttr = p.sysProcAttr()
 	return c, nil
+}
+
+// env is what a command's environment becomes.
+func (p *Policy) env(env []string) []string {
+	env = Env(env, p.opts.PassEnv, p.opts.DenyEnv)
+	if p.home != "" {
+		env = setEnv(env, "HOME", p.home)
+	}
+	env = setEnv(env, "TMPDIR", "/tmp")
+	env = setEnv(env, "TERM", "dumb")
+	g := p.goEnv
+	for name, v := range map[string]string{"GOCACHE": g.cache, "GOMODCACHE": g.modCache, "GOPATH": g.path} {
+		if v != "" { // what the engineer's go env file says, which commands cannot read
+			env = setEnv(env, name, v)
+		}
+	}
+	return env
 }
 
 // probe confines `true`: the cheapest proof that this kernel allows it.
@@ -161,6 +316,7 @@ func (p *Policy) probe() error {
 	if err != nil {
 		return err
 	}
+	c.Dir = p.spec.Workspace
 	out, err := c.CombinedOutput()
 	if err == nil {
 		return nil
@@ -190,9 +346,14 @@ func secretPaths() []string {
 	return out
 }
 
-// procLimit bounds the processes a command may start. The kernel counts
-// them per user, so the limit sits above what the user already runs.
-func procLimit() uint64 {
+// procLimit is RLIMIT_NPROC for a command: where a pids cgroup bounds its
+// processes, 0 (left as it is); else its share above what the user
+// already runs, since the kernel counts them per user.
+func (p *Policy) procLimit() uint64 {
+	if p.cg.pids != "" {
+		return 0
+	}
+	procs := p.limits.Procs
 	n := 0
 	uid := fmt.Sprint(os.Getuid())
 	entries, _ := os.ReadDir("/proc")
@@ -208,64 +369,8 @@ func procLimit() uint64 {
 			}
 		}
 	}
-	return uint64(n) + maxProcs
+	return uint64(n + procs)
 }
-
-// pidsCgroup makes a cgroup holding at most maxProcs processes, under the
-// pids hierarchy this process is in (cgroup v1 or v2), or returns "" where
-// none can be made.
-func pidsCgroup() string {
-	base := pidsBase()
-	if base == "" {
-		return ""
-	}
-	dir, err := os.MkdirTemp(base, "swe-adept-")
-	if err != nil {
-		return ""
-	}
-	if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(fmt.Sprint(maxProcs)), 0o644); err != nil {
-		os.Remove(dir)
-		return ""
-	}
-	return dir
-}
-
-// pidsBase is the folder of our own pids cgroup.
-func pidsBase() string {
-	b, err := os.ReadFile("/proc/self/cgroup")
-	if err != nil {
-		return ""
-	}
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		parts := strings.SplitN(line, ":", 3)
-		if len(parts) != 3 {
-			continue
-		}
-		var root string
-		switch {
-		case parts[1] == "pids":
-			root = "/sys/fs/cgroup/pids"
-		case parts[0] == "0" && parts[1] == "":
-			root = "/sys/fs/cgroup"
-			if _, err := os.Stat(filepath.Join(root, "cgroup.controllers")); err != nil {
-				continue // a hybrid system: v2 is not where pids live
-			}
-			if b, _ := os.ReadFile(filepath.Join(root, parts[2], "cgroup.subtree_control")); !strings.Contains(string(b), "pids") {
-				continue
-			}
-		default:
-			continue
-		}
-		dir := filepath.Join(root, parts[2])
-		if _, err := os.Stat(filepath.Join(dir, "cgroup.procs")); err == nil {
-			return dir
-		}
-	}
-	return ""
-}
-
-// maxProcs is how many processes one command may add.
-const maxProcs = 512
 
 func absAll(paths []string) []string {
 	var out []string

@@ -1,8 +1,12 @@
+//go:build linux
+
 package sandbox
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -10,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/swe-adept/swe-adept/internal/sockettest"
 )
 
 // workspace is a git repository with a fake secret in a fake home.
@@ -31,6 +37,14 @@ func workspace(t *testing.T) (ws, home string) {
 	}
 	t.Setenv("HOME", home)
 	return ws, home
+}
+
+// needPython skips where the attack needs python3 to be written.
+func needPython(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
 }
 
 func policy(t *testing.T, ws string, o Options) *Policy {
@@ -68,13 +82,6 @@ func TestEscapesFail(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	accepted := make(chan bool, 1)
-	go func() {
-		if c, err := ln.Accept(); err == nil {
-			accepted <- true
-			c.Close()
-		}
-	}()
 	gitDir := filepath.Join(ws, ".git")
 	if err := os.Symlink(outside, filepath.Join(ws, "out")); err != nil {
 		t.Fatal(err)
@@ -82,19 +89,20 @@ func TestEscapesFail(t *testing.T) {
 	tests := []struct {
 		name, script string
 		leaves       string // a path that must not exist afterwards
+		harmless     bool   // the command may succeed: it changes only what the sandbox throws away
 	}{
-		{"write to home", "echo x > " + filepath.Join(home, "planted"), filepath.Join(home, "planted")},
-		{"write outside through a symlink", "echo x > out/planted", filepath.Join(outside, "planted")},
-		{"write to another temp folder", "echo x > " + filepath.Join(outside, "direct"), filepath.Join(outside, "direct")},
-		{"write a git hook", "echo 'echo pwned' > $(git rev-parse --git-common-dir)/hooks/pre-commit", filepath.Join(gitDir, "hooks", "pre-commit")},
-		{"read the ssh key", "cat " + filepath.Join(home, ".ssh", "id_rsa") + " | grep -q PRIVATE", ""},
-		{"connect to loopback", fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d", ln.Addr().(*net.TCPAddr).Port), ""},
-		{"reach an outside address", "exec 3<>/dev/tcp/1.1.1.1/80", ""},
+		{"write to home", "echo x > " + filepath.Join(home, "planted"), filepath.Join(home, "planted"), true},
+		{"write outside through a symlink", "echo x > out/planted", filepath.Join(outside, "planted"), false},
+		{"write to another temp folder", "echo x > " + filepath.Join(outside, "direct"), filepath.Join(outside, "direct"), false},
+		{"write a git hook", "echo 'echo pwned' > $(git rev-parse --git-common-dir)/hooks/pre-commit", filepath.Join(gitDir, "hooks", "pre-commit"), false},
+		{"read the ssh key", "cat " + filepath.Join(home, ".ssh", "id_rsa") + " | grep -q PRIVATE", "", false},
+		{"connect to loopback", fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d", ln.Addr().(*net.TCPAddr).Port), "", false},
+		{"reach an outside address", "exec 3<>/dev/tcp/1.1.1.1/80", "", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := run(t, p, ws, tc.script)
-			if err == nil {
+			if err == nil && !tc.harmless {
 				t.Errorf("the escape succeeded: %s", out)
 			}
 			if tc.leaves != "" {
@@ -104,10 +112,8 @@ func TestEscapesFail(t *testing.T) {
 			}
 		})
 	}
-	select {
-	case <-accepted:
-		t.Error("the loopback server accepted a connection from a confined command")
-	case <-time.After(50 * time.Millisecond):
+	if sockettest.Pending(t, ln.(*net.TCPListener), false) {
+		t.Error("the loopback server received a connection from a confined command")
 	}
 }
 
@@ -127,43 +133,76 @@ command -v python3 >/dev/null && python3 t.py || echo ok`
 	if err != nil || !strings.Contains(out, "ok") {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if _, err := os.Stat(filepath.Join(p.Temp, "scratch")); err != nil {
-		t.Errorf("TMPDIR is not the private folder: %v", err)
+	if _, err := os.Stat(filepath.Join(os.TempDir(), "scratch")); err == nil {
+		t.Errorf("TMPDIR is the host's temporary folder, not a private one")
 	}
 }
 
-// TestNoProcessOutlivesTheCommand: a background child dies with bash.
+// TestNoProcessOutlivesTheCommand: a background child dies with bash. It
+// holds the command's output open; once the command has ended, the output
+// is closed only if nothing of the command is left.
 func TestNoProcessOutlivesTheCommand(t *testing.T) {
 	ws, _ := workspace(t)
 	p := policy(t, ws, Options{})
-	marker := filepath.Join(ws, "alive")
-	if out, err := run(t, p, ws, "(sleep 1; touch "+marker+") & echo started"); err != nil {
-		t.Fatalf("%v\n%s", err, out)
+	c, err := p.Command(os.Environ(), "bash", "-c", "sleep 600 & disown; echo started")
+	if err != nil {
+		t.Fatal(err)
 	}
-	time.Sleep(1500 * time.Millisecond)
-	if _, err := os.Stat(marker); err == nil {
-		t.Error("a background process outlived its command")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	c.Dir, c.Stdout, c.Stderr = ws, w, w
+	if err := c.Run(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if err := r.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(r)
+	if err != nil {
+		t.Errorf("a background process outlived its command: its output is still open (%v)", err)
+	}
+	if !strings.Contains(string(out), "started") {
+		t.Errorf("the command did not run: %q", out)
 	}
 }
 
-// TestForkBombIsBounded: a fork bomb meets the process limit, the machine
-// still starts processes while it runs, and nothing of it is left after.
+// TestForkBombIsBounded: processes are bounded: a command that forks
+// until it cannot stops at the limit, the machine still starts processes
+// meanwhile, and nothing of it is left after.
 func TestForkBombIsBounded(t *testing.T) {
+	needPython(t)
 	ws, _ := workspace(t)
-	p := policy(t, ws, Options{})
-	if p.spec.Cgroup == "" {
-		t.Skip("no pids cgroup to join here: the limit is RLIMIT_NPROC, which this test does not measure")
+	const limit = 48
+	p := policy(t, ws, Options{Limits: Limits{Procs: limit}})
+	if p.cg.pids == "" && os.Getuid() == 0 {
+		t.Skip("no pids cgroup here, and root is exempt from RLIMIT_NPROC")
 	}
-	count := func() int {
-		b, err := os.ReadFile(filepath.Join(p.spec.Cgroup, "pids.current"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var n int
-		fmt.Sscan(string(b), &n)
-		return n
+	c, err := p.Command(os.Environ(), "python3", "-c", `
+import os, sys
+r, w = os.pipe()
+n = 1
+while n < 10000:
+    try:
+        if os.fork() == 0:
+            os.read(r, 1)
+            os._exit(0)
+    except OSError as e:
+        print("stopped after", n, e.strerror, flush=True)
+        break
+    n += 1
+os.read(0, 1)`)
+	if err != nil {
+		t.Fatal(err)
 	}
-	c, err := p.Command(os.Environ(), "bash", "-c", `bomb() { bomb | bomb & }; bomb; sleep 30`)
+	stdin, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,23 +210,45 @@ func TestForkBombIsBounded(t *testing.T) {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1500 * time.Millisecond)
-	during := count()
+	watch := p.Watch(func() {})
+	line, err := bufio.NewReader(out).ReadString('\n') // the bomb has met the limit
+	if err != nil {
+		t.Fatalf("the bomb never stopped: %v", err)
+	}
+	var n int
+	fmt.Sscanf(line, "stopped after %d", &n)
+	if n == 0 || n > limit {
+		t.Errorf("the bomb ran %d processes at once (%q), want at most %d", n, line, limit)
+	}
 	if out, err := exec.Command("true").CombinedOutput(); err != nil {
 		t.Errorf("the machine cannot start processes during the bomb: %v %s", err, out)
 	}
+	if notes := watch.Stop(); len(notes) == 0 && p.cg.pids != "" {
+		t.Error("the watch did not note the process limit the bomb met")
+	}
+	stdin.Close()
 	_ = c.Process.Kill() // pid 1 of the command's namespace: everything in it goes
 	_ = c.Wait()
-	if during > maxProcs || during < 16 {
-		t.Errorf("%d processes in the command's cgroup during the bomb, want many but at most %d", during, maxProcs)
+	if p.cg.pids == "" {
+		return
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for count() > 0 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
+	deadline := time.Now().Add(10 * time.Second)
+	for pidsCurrent(t, p.cg.pids) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond) // polling for a condition
 	}
-	if n := count(); n != 0 {
+	if n := pidsCurrent(t, p.cg.pids); n != 0 {
 		t.Errorf("%d processes of the bomb left after it was stopped", n)
 	}
+}
+
+func pidsCurrent(t *testing.T, dir string) int {
+	b, err := os.ReadFile(filepath.Join(dir, "pids.current"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	fmt.Sscan(string(b), &n)
+	return n
 }
 
 func TestAllowWriteAndNet(t *testing.T) {
@@ -224,7 +285,11 @@ func TestParseMode(t *testing.T) {
 }
 
 // BenchmarkConfinedCommand is the cost of confinement per command, next
-// to the same command unconfined.
+// to the same command unconfined: wall time, and the CPU time the command
+// and its helper used (cpu-ms/op), which a busy machine inflates less.
+// The helper is the test binary; SWE_ADEPT_BENCH_HELPER=path/to/swe-adept
+// adds the real binary as the helper, whose own package initialisation
+// every command pays too.
 func BenchmarkConfinedCommand(b *testing.B) {
 	ws := b.TempDir()
 	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
@@ -236,21 +301,34 @@ func BenchmarkConfinedCommand(b *testing.B) {
 	}
 	defer p.Close()
 	b.Run("confined", func(b *testing.B) {
-		for b.Loop() {
+		benchCommand(b, func() *exec.Cmd {
 			c, _ := p.Command(os.Environ(), "bash", "-c", "true")
-			c.Dir = ws
-			if err := c.Run(); err != nil {
-				b.Fatal(err)
-			}
-		}
+			return c
+		}, ws)
 	})
 	b.Run("unconfined", func(b *testing.B) {
-		for b.Loop() {
-			c := exec.Command("bash", "-c", "true")
-			c.Dir = ws
-			if err := c.Run(); err != nil {
-				b.Fatal(err)
-			}
-		}
+		benchCommand(b, func() *exec.Cmd { return exec.Command("bash", "-c", "true") }, ws)
 	})
+	if exe := os.Getenv("SWE_ADEPT_BENCH_HELPER"); exe != "" {
+		p.exe = exe
+		b.Run("confined-by-"+filepath.Base(exe), func(b *testing.B) {
+			benchCommand(b, func() *exec.Cmd {
+				c, _ := p.Command(os.Environ(), "bash", "-c", "true")
+				return c
+			}, ws)
+		})
+	}
+}
+
+func benchCommand(b *testing.B, cmd func() *exec.Cmd, dir string) {
+	var cpu time.Duration
+	for b.Loop() {
+		c := cmd()
+		c.Dir = dir
+		if err := c.Run(); err != nil {
+			b.Fatal(err)
+		}
+		cpu += c.ProcessState.UserTime() + c.ProcessState.SystemTime()
+	}
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }

@@ -76,6 +76,7 @@ func (m *Model) apply(e event.Event) {
 func (m *Model) startRun(e event.Event) {
 	m.run.info, m.run.start = e.Run, e.Time
 	if e.Run != nil {
+		m.run.unconfined = e.Run.Unconfined != ""
 		m.act.add(e, fmt.Sprintf("run %s on %s (model %s)", e.Run.ID, e.Run.Repo, e.Run.Model), "note")
 	}
 }

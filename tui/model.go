@@ -30,6 +30,9 @@ type runState struct {
 	closed   bool
 	err      string
 	steps    bool // the engineer is stepping one tool call at a time
+	// unconfined: the run's commands are not confined; the status bar
+	// says so for the whole run.
+	unconfined bool
 }
 
 // Model is the workbench: one root model that routes messages to plain

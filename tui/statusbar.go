@@ -35,6 +35,9 @@ func (m *Model) statusBar() string {
 func (m *Model) statusParts() []string {
 	st := m.st
 	parts := []string{st.Bold.Render(m.opts.Title)}
+	if m.run.unconfined {
+		parts = append(parts, st.StatusWarn.Render("COMMANDS NOT CONFINED"))
+	}
 	if m.run.phase != "" && m.run.done == nil {
 		parts = append(parts, m.run.phase)
 	}

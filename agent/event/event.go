@@ -79,6 +79,9 @@ type RunInfo struct {
 	Issue    string `json:"issue"`
 	Model    string `json:"model"`
 	Localize string `json:"localize_model,omitempty"`
+	// Unconfined says why the agent's commands are not confined; "" when
+	// they are. The screen keeps it in view for the whole run.
+	Unconfined string `json:"unconfined,omitempty"`
 }
 
 // Progress is long work's progress (indexing).

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -222,4 +223,46 @@ func FuzzAddPrices(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestConfidential: everything the settings hold that a command must not
+// see: the key variable named by api_key_env (whatever its name), every
+// header's variable and value, a base URL's password, the file itself.
+func TestConfidential(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.toml")
+	config := `[model]
+api_key_env = "INNOCENT_LOOKING"
+base_url = "https://user:url-password@llm.corp/v1"
+[model.headers]
+X-Trace = "$TRACE_ID"
+X-Literal = "literal-header-value"
+[localize]
+api_key_env = "OTHER_KEY_VAR"
+`
+	if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(env(map[string]string{ConfigEnv: path, "INNOCENT_LOOKING": "sk-the-model-key", "TRACE_ID": "trace-value",
+		"OTHER_KEY_VAR": "sk-other-key"}), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.Confidential()
+	for _, want := range []string{"INNOCENT_LOOKING", "OTHER_KEY_VAR", "TRACE_ID"} {
+		if !slices.Contains(c.Env, want) {
+			t.Errorf("Env %q lacks %s", c.Env, want)
+		}
+	}
+	for _, want := range []string{"sk-the-model-key", "sk-other-key", "trace-value", "literal-header-value", "url-password"} {
+		if !slices.Contains(c.Values, want) {
+			t.Errorf("Values lack %s", want)
+		}
+	}
+	if len(c.Files) != 1 || c.Files[0] != path {
+		t.Errorf("Files = %q, want the settings file %s", c.Files, path)
+	}
+	if c := (Settings{Getenv: env(nil)}).Confidential(); !slices.Equal(c.Env, []string{DefaultKeyEnv}) || len(c.Files) != 0 {
+		t.Errorf("no settings: %+v, want just %s", c, DefaultKeyEnv)
+	}
 }

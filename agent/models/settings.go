@@ -48,6 +48,8 @@ type Settings struct {
 	Attempts int                  `toml:"attempts" json:"attempts,omitempty"` // tries per call
 
 	ScriptDelay time.Duration `toml:"-" json:"-"` // pause before each scripted turn
+	// File is the settings file read, if any: commands never see it.
+	File string `toml:"-" json:"-"`
 	// Getenv reads the environment (keys, header values); nil: os.Getenv.
 	Getenv func(string) string `toml:"-" json:"-"`
 }
@@ -68,8 +70,12 @@ func Load(getenv func(string) string, path string) (Settings, error) {
 	s := Settings{Getenv: getenv}
 	file, explicit := configPath(getenv, path)
 	if file != "" {
-		if err := s.readFile(file); err != nil && (explicit || !errors.Is(err, fs.ErrNotExist)) {
+		err := s.readFile(file)
+		if err != nil && (explicit || !errors.Is(err, fs.ErrNotExist)) {
 			return s, err
+		}
+		if err == nil {
+			s.File, _ = filepath.Abs(file)
 		}
 	}
 	return s, s.fromEnv()

@@ -51,6 +51,13 @@ type Config struct {
 	// (vcs.Repo.GitPaths): the file tools refuse them by name, besides
 	// anything that looks like a git directory.
 	GitDirs []string
+	// Unconfined says why the shell is not confined while the engineer did
+	// not choose the approval mode: then no command runs without them (see
+	// Permissions.Unconfined).
+	Unconfined string
+	Env        []string // the commands' environment; nil: CommandEnv(os.Environ(), nil, nil)
+	Secrets    []string // values scrubbed from what the tools show, besides SecretValues(os.Environ())
+	MaxOutput  int      // bytes of a command's output the model reads; 0: DefaultMaxOutput
 
 	// History continues an earlier conversation (a resumed run); the agent
 	// repairs an interrupted turn and adds ResumeNote.
@@ -92,12 +99,12 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.MaxIterations == 0 {
 		cfg.MaxIterations = DefaultMaxIterations
 	}
-	secrets := SecretValues(os.Environ())
+	secrets := append(SecretValues(os.Environ()), cfg.Secrets...)
 	a := &Agent{cfg: cfg, Editor: NewEditor(ws, secrets)}
 	a.Shell = NewShell(ShellConfig{
-		Workdir: ws.Root, Perm: Permissions{Mode: cfg.Mode, Workdir: ws.Root, Allow: cfg.Allow},
+		Workdir: ws.Root, Perm: Permissions{Mode: cfg.Mode, Workdir: ws.Root, Allow: cfg.Allow, Unconfined: cfg.Unconfined},
 		Approver: cfg.Approver, Bus: cfg.Bus, Timeout: cfg.CommandTimeout, Budget: cfg.CommandBudget, Secrets: secrets,
-		Sandbox: cfg.Sandbox,
+		Sandbox: cfg.Sandbox, Env: cfg.Env, MaxOutput: cfg.MaxOutput,
 	})
 	a.tools = tool.NewRegistry(a.Shell.Tool(), a.Editor.Tool())
 	for _, t := range cfg.Extra {

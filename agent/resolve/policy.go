@@ -46,6 +46,13 @@ type Permissions struct {
 	Mode    ApprovalMode
 	Workdir string   // absolute, cleaned
 	Allow   []string // extra allowed command prefixes ("make test"), on top of DefaultAllow
+	// Unconfined, when set, says why commands would run unconfined while
+	// the engineer did not choose the approval mode. Then only the
+	// prefixes in Allow run on their own (the engineer named them): in ask
+	// mode every other command asks, and where nobody can answer it is
+	// refused. DefaultAllow is no help: a test run executes the
+	// repository's code.
+	Unconfined string
 }
 
 // DefaultAllow lists command prefixes that run without asking: reading the
@@ -72,14 +79,18 @@ func (p Permissions) Check(cmd string) Decision {
 	if r := p.rawRefusal(cmd); r != "" {
 		return Decision{Refuse, r}
 	}
-	allowed := true
+	allowed, chosen := true, true
 	cwd := p.Workdir
 	for _, seg := range splitCommand(stripHeredocs(cmd)) {
 		if r := p.segmentRefusal(seg, cwd); r != "" {
 			return Decision{Refuse, r}
 		}
 		allowed = allowed && p.allowed(seg)
+		chosen = chosen && p.chosen(seg)
 		cwd = nextDir(seg, cwd)
+	}
+	if p.Unconfined != "" {
+		return p.unconfined(chosen)
 	}
 	switch {
 	case allowed || p.Mode == ModeAuto:
@@ -88,6 +99,25 @@ func (p Permissions) Check(cmd string) Decision {
 		return Decision{Refuse, "this command is not on the allow-list (reading code and running tests) and this run refuses the rest (--approve deny); use the file viewer/editor tool or an allowed command"}
 	}
 	return Decision{Ask, "not on the allow-list"}
+}
+
+// unconfined decides for a shell that is not confined: only what the
+// engineer allowed by name runs without them.
+func (p Permissions) unconfined(chosen bool) Decision {
+	switch {
+	case chosen:
+		return Decision{Allow, ""}
+	case p.Mode == ModeAsk:
+		return Decision{Ask, p.Unconfined + ": every command needs the engineer's approval"}
+	}
+	return Decision{Refuse, p.Unconfined + ", and nobody can approve a command in this run, so none runs " +
+		"(the engineer can allow one with --allow PREFIX or --approve auto); read and edit files with the file viewer/editor tool"}
+}
+
+// chosen reports whether the engineer's own prefixes allow seg.
+func (p Permissions) chosen(seg segment) bool {
+	w := commandWords(seg)
+	return len(w) == 0 || slices.ContainsFunc(p.Allow, func(prefix string) bool { return hasPrefixWords(w, strings.Fields(prefix)) })
 }
 
 // network names programs that reach other machines wherever they appear,

@@ -142,3 +142,36 @@ func FuzzPermissions(f *testing.F) {
 		}
 	})
 }
+
+// TestUnconfinedAsksForEverything: where the shell cannot be confined and
+// the engineer did not choose the approval mode, no command runs without
+// the engineer: in ask mode every one asks, allow-listed or not; where
+// nobody can answer, every one is refused, saying why. Prefixes the
+// engineer allowed still run.
+func TestUnconfinedAsksForEverything(t *testing.T) {
+	why := "the shell cannot be confined on this system"
+	tests := []struct {
+		mode ApprovalMode
+		cmd  string
+		want Verdict
+	}{
+		{ModeAsk, "python3 -m pytest -q", Ask},
+		{ModeAsk, "ls", Ask},
+		{ModeAsk, "make test", Allow},
+		{ModeAsk, "make test && rm -rf x", Ask},
+		{ModeAuto, "python3 -m pytest -q", Refuse},
+		{ModeAuto, "cat README", Refuse},
+		{ModeAuto, "make test", Allow},
+		{ModeDeny, "ls", Refuse},
+	}
+	for _, tc := range tests {
+		p := Permissions{Mode: tc.mode, Workdir: "/w", Allow: []string{"make test"}, Unconfined: why}
+		d := p.Check(tc.cmd)
+		if d.Verdict != tc.want {
+			t.Errorf("%s %q: %s (%s), want %s", tc.mode, tc.cmd, d.Verdict, d.Reason, tc.want)
+		}
+		if d.Verdict != Allow && !strings.Contains(d.Reason, why) {
+			t.Errorf("%s %q: the reason %q does not say the shell is not confined", tc.mode, tc.cmd, d.Reason)
+		}
+	}
+}

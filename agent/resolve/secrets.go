@@ -1,14 +1,22 @@
 package resolve
 
 import (
+	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/swe-adept/swe-adept/sandbox"
 )
 
-// secretNames are parts of environment variable names whose values must not
-// reach commands the model writes: a command could print them, and its
-// output is stored in events, the transcript and the log.
-var secretNames = []string{"API_KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "PRIVATE_KEY", "ACCESS_KEY"}
+// secretNames are parts of environment variable names whose values are
+// scrubbed from what commands print, should a value reach the output some
+// other way than the environment (a file, a log). Commands never get them:
+// their environment is an allow-list (sandbox.Env).
+var secretNames = []string{"API_KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "PRIVATE_KEY",
+	"ACCESS_KEY", "_PWD", "AUTH_"}
+
+// secretSuffixes end names of secrets: AZURE_OPENAI_KEY, HF_AUTH.
+var secretSuffixes = []string{"_KEY", "_AUTH"}
 
 // commandSettings make programs behave without a terminal: no pagers, no
 // prompts, no colour, no .pyc files littering the patch.
@@ -18,16 +26,15 @@ var commandSettings = []string{
 	"PYTHONUNBUFFERED=1", "CI=1",
 }
 
-// CommandEnv returns env without secrets and with commandSettings.
-func CommandEnv(env []string) []string {
-	out := make([]string, 0, len(env)+len(commandSettings))
-	for _, kv := range env {
+// CommandEnv is the environment commands get from env: the sandbox's
+// allow-list with the variables named in pass and never those in deny
+// (the model's key and header variables), then commandSettings.
+func CommandEnv(env, pass, deny []string) []string {
+	out := sandbox.Env(env, pass, deny)
+	out = slices.DeleteFunc(out, func(kv string) bool {
 		name, _, _ := strings.Cut(kv, "=")
-		if isSecretName(name) || overridden(name) {
-			continue
-		}
-		out = append(out, kv)
-	}
+		return slices.ContainsFunc(commandSettings, func(s string) bool { return strings.HasPrefix(s, name+"=") })
+	})
 	return append(out, commandSettings...)
 }
 
@@ -38,27 +45,31 @@ func isSecretName(name string) bool {
 			return true
 		}
 	}
+	for _, s := range secretSuffixes {
+		if strings.HasSuffix(up, s) {
+			return true
+		}
+	}
 	return false
 }
 
-// overridden names the variables CommandEnv drops from the caller's
-// environment: git's repository pointers, and those commandSettings sets.
-func overridden(name string) bool {
-	switch name {
-	case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_NAMESPACE":
-		return true // git in a command must see the workspace, not a repository the caller pointed at
-	}
-	return slices.ContainsFunc(commandSettings, func(kv string) bool { return strings.HasPrefix(kv, name+"=") })
-}
+// urlPassword finds the password in a URL (scheme://user:PASSWORD@).
+var urlPassword = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s/@:]*:([^\s/@]+)@`)
 
-// SecretValues returns the values of secret variables in env that are long
-// enough to be worth hiding, for Scrub.
+// SecretValues returns the values in env worth hiding, for Scrub: those of
+// variables named like secrets, and the passwords in URLs (DATABASE_URL).
+// Short values are left: hiding "1" would hide every 1.
 func SecretValues(env []string) []string {
 	var out []string
 	for _, kv := range env {
 		name, v, _ := strings.Cut(kv, "=")
 		if isSecretName(name) && len(v) >= 8 {
 			out = append(out, v)
+		}
+		for _, m := range urlPassword.FindAllStringSubmatch(v, -1) {
+			if len(m[1]) >= 4 {
+				out = append(out, m[1])
+			}
 		}
 	}
 	return out

@@ -4,14 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/swe-adept/swe-adept/sandbox"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/swe-adept/swe-adept/sandbox"
 
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/tool"
@@ -33,7 +33,7 @@ type ShellConfig struct {
 	Timeout   time.Duration  // per command unless the call asks for more; 0: DefaultTimeout
 	Budget    time.Duration  // all commands of the run together; 0: no limit
 	MaxOutput int            // bytes of output the model reads; 0: DefaultMaxOutput
-	Env       []string       // nil: CommandEnv(os.Environ())
+	Env       []string       // nil: CommandEnv(os.Environ(), nil, nil)
 	Secrets   []string       // values scrubbed from output; nil: SecretValues(os.Environ())
 	// Sandbox confines every command at the OS level; nil runs them
 	// unconfined (the approval policy is then the only guard).
@@ -57,7 +57,7 @@ func NewShell(cfg ShellConfig) *Shell {
 		cfg.MaxOutput = DefaultMaxOutput
 	}
 	if cfg.Env == nil {
-		cfg.Env = CommandEnv(os.Environ())
+		cfg.Env = CommandEnv(os.Environ(), nil, nil)
 	}
 	if cfg.Secrets == nil {
 		cfg.Secrets = SecretValues(os.Environ())
@@ -70,8 +70,9 @@ func NewShell(cfg ShellConfig) *Shell {
 
 // Exec is what one command did.
 type Exec struct {
-	Output   string // stdout and stderr interleaved, capped
-	Cut      int    // bytes left out of the middle
+	Output   string   // stdout and stderr interleaved, capped
+	Cut      int      // bytes left out of the middle
+	Limits   []string // the sandbox's limits the command met, one line each
 	ExitCode int
 	TimedOut bool
 	Took     time.Duration
@@ -86,6 +87,7 @@ type bashArgs struct {
 func (s *Shell) Tool() tool.Tool {
 	return tool.New("bash", "Run a bash command in the repository's workspace, e.g. to run a reproduction script or the tests. "+
 		"Each call is a fresh `bash -c` in the repository root; it is stopped after its time-out (30 s by default). "+
+		"/tmp (and $TMPDIR) is emptied after each call: keep files a later call needs in the repository. "+
 		"Long output keeps its start and end. Interactive programs (editors, pagers, a bare python) cannot run: use str_replace_editor to read and edit files. "+
 		"Network access, paths outside the repository and git commands that move branches are refused; use the hypothesis_git tools for version control.",
 		s.call)
@@ -204,38 +206,51 @@ func AllowPrefix(cmd string) string {
 }
 
 // Run runs one command with no policy check: bash -c in the workspace, in
-// its own process group, stdin from /dev/null, output to a temporary file
-// so stray background children cannot hold it open. On time-out or
-// cancellation the whole group is killed, and so are leftovers after a
-// normal exit.
+// a session of its own, stdin from /dev/null. Its output is read as it
+// comes, keeping the start and the end. On time-out or cancellation the
+// whole group is killed, and so are leftovers after a normal exit.
 func (s *Shell) Run(ctx context.Context, command string, timeout time.Duration) (Exec, error) {
 	timeout, err := s.reserve(timeout)
 	if err != nil {
 		return Exec{}, err
 	}
-	f, err := os.CreateTemp("", "swe-adept-cmd-*")
-	if err != nil {
-		return Exec{}, fmt.Errorf("bash: output file: %w", err)
-	}
-	defer os.Remove(f.Name())
-	defer f.Close()
 	c, err := s.command(command)
 	if err != nil {
 		return Exec{}, err
 	}
-	c.Dir, c.Stdout, c.Stderr = s.cfg.Workdir, f, f
+	out, err := newOutputPipe(s.cfg.MaxOutput)
+	if err != nil {
+		return Exec{}, err
+	}
+	c.Dir, c.Stdout, c.Stderr = s.cfg.Workdir, out.w, out.w
 	start := time.Now()
 	if err := c.Start(); err != nil {
+		out.abandon()
 		return Exec{}, fmt.Errorf("bash: start: %w", err)
 	}
-	x, err := s.wait(ctx, c, timeout)
+	out.w.Close() // the command holds it now
+	out.start()
+	x, err := s.watch(ctx, c, timeout)
 	x.Took = time.Since(start)
 	s.charge(x.Took)
+	text, cut, oerr := out.finish()
 	if err != nil {
 		return x, err
 	}
-	x.Output, x.Cut, err = readCapped(f, s.cfg.MaxOutput)
-	x.Output = Scrub(x.Output, s.cfg.Secrets)
+	x.Output, x.Cut = Scrub(text, s.cfg.Secrets), cut
+	return x, oerr
+}
+
+// watch waits for the command, with the sandbox watching the bounds it
+// keeps while a command runs, and notes the limits the command met.
+func (s *Shell) watch(ctx context.Context, c *exec.Cmd, timeout time.Duration) (Exec, error) {
+	if s.cfg.Sandbox == nil {
+		return s.wait(ctx, c, timeout)
+	}
+	pgid := c.Process.Pid
+	w := s.cfg.Sandbox.Watch(func() { killGroup(pgid) })
+	x, err := s.wait(ctx, c, timeout)
+	x.Limits = w.Stop()
 	return x, err
 }
 
@@ -248,9 +263,12 @@ func (s *Shell) command(command string) (*exec.Cmd, error) {
 		}
 		return c, nil
 	}
+	sandbox.CloseInherited() // what swe-adept inherited stays here
 	c := exec.Command("bash", "-c", command)
 	c.Env = s.cfg.Env
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A session of its own: no controlling terminal to type into or draw
+	// on, and a process group to kill as one.
+	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	return c, nil
 }
 
@@ -321,33 +339,6 @@ func (e errBudget) Error() string {
 	return fmt.Sprintf("the run's command time (%s) is used up; no more commands can run: compare, merge and submit what you have", e.budget)
 }
 
-// readCapped reads f keeping its first and last limit/2 bytes.
-func readCapped(f *os.File, limit int) (string, int, error) {
-	st, err := f.Stat()
-	if err != nil {
-		return "", 0, fmt.Errorf("bash: output: %w", err)
-	}
-	size := int(st.Size())
-	if size <= limit {
-		b := make([]byte, size)
-		_, err := f.ReadAt(b, 0)
-		if err != nil && !errors.Is(err, io.EOF) {
-			return "", 0, fmt.Errorf("bash: output: %w", err)
-		}
-		return printable(string(b)), 0, nil
-	}
-	head, tail := make([]byte, limit/2), make([]byte, limit-limit/2)
-	if _, err := f.ReadAt(head, 0); err != nil && !errors.Is(err, io.EOF) {
-		return "", 0, fmt.Errorf("bash: output: %w", err)
-	}
-	if _, err := f.ReadAt(tail, int64(size-len(tail))); err != nil && !errors.Is(err, io.EOF) {
-		return "", 0, fmt.Errorf("bash: output: %w", err)
-	}
-	cut := size - len(head) - len(tail)
-	text := string(head) + fmt.Sprintf("\n[... %d bytes cut ...]\n", cut) + string(tail)
-	return printable(text), cut, nil
-}
-
 // printable makes command output safe to hand a model: invalid UTF-8
 // becomes U+FFFD, and control characters other than newline, tab and
 // carriage return are shown escaped, a long run of one as a count
@@ -391,6 +382,9 @@ func render(x Exec, timeout time.Duration) string {
 		out = "(no output)"
 	}
 	b.WriteString(strings.TrimRight(out, "\n"))
+	for _, l := range x.Limits {
+		b.WriteString("\n[" + l + "]")
+	}
 	if x.TimedOut {
 		fmt.Fprintf(&b, "\n[timed out after %s: the command and every process it started were stopped. Run something narrower (one test file or case), or pass a larger timeout (at most 600 s).]", timeout.Round(time.Second))
 	} else if x.ExitCode != 0 {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -244,5 +245,48 @@ func TestPrintable(t *testing.T) {
 		if got := printable(tt.in); got != tt.want {
 			t.Errorf("printable(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestShellOutputStreams: a command's output is read as it is written,
+// keeping its start and end; nothing of it is spooled to the host's disk.
+func TestShellOutputStreams(t *testing.T) {
+	spool := t.TempDir()
+	t.Setenv("TMPDIR", spool) // where a spool file would go
+	sh, _ := newTestShell(t, ModeAuto, nil)
+	const size = 50 << 20
+	x, err := sh.Run(context.Background(), "echo FIRST; head -c "+strconv.Itoa(size)+" /dev/zero; echo; echo spooled=$(du -sk "+spool+" | cut -f1)KB", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(x.Output, "FIRST") || !strings.Contains(x.Output, "spooled=") {
+		t.Fatalf("the start or the end of the output is missing:\n%.300s", x.Output)
+	}
+	if !strings.Contains(x.Output, "spooled=0KB") && !strings.Contains(x.Output, "spooled=4KB") {
+		_, after, _ := strings.Cut(x.Output, "spooled=")
+		t.Errorf("the output was spooled to the host while the command ran: %s", after)
+	}
+	if x.Cut < size-DefaultMaxOutput {
+		t.Errorf("cut %d bytes of %d, want all but the kept start and end counted", x.Cut, size)
+	}
+}
+
+// TestShellInheritsNoDescriptor: even unconfined, a command gets no
+// descriptor swe-adept inherited without close-on-exec (here a file open
+// for writing): only stdin, stdout and stderr.
+func TestShellInheritsNoDescriptor(t *testing.T) {
+	target := filepath.Join(t.TempDir(), "outside")
+	fd, err := syscall.Open(target, syscall.O_RDWR|syscall.O_CREAT, 0o600) // no O_CLOEXEC
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	sh, _ := newTestShell(t, ModeAuto, nil)
+	x, err := sh.Run(context.Background(), "echo planted >&"+strconv.Itoa(fd), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(target); len(b) > 0 {
+		t.Errorf("a command wrote %q through an inherited descriptor: %s", b, x.Output)
 	}
 }

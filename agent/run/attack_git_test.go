@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -24,12 +23,11 @@ import (
 // the workspace, which a confined command could not write. The marker is
 // checked once the run has fully ended and its checkout is back.
 
-const attackRun = "attack"
+const attackID = "attack"
 
-// hidden wraps a shell script so that only bash reads it.
-func hidden(script string) llm.ScriptCall {
-	b64 := base64.StdEncoding.EncodeToString([]byte(script))
-	args, _ := json.Marshal(map[string]any{"command": `bash -c "$(echo ` + b64 + ` | base64 -d)"`, "timeout": 30})
+// hiddenCall is a bash call whose command the policy cannot read.
+func hiddenCall(script string) llm.ScriptCall {
+	args, _ := json.Marshal(map[string]any{"command": hidden(script), "timeout": 30})
 	return llm.ScriptCall{Name: "bash", Arguments: args}
 }
 
@@ -94,7 +92,7 @@ func runAttack(t *testing.T, repo string, inPlace bool, calls ...llm.ScriptCall)
 	}
 	sub, _ := json.Marshal(map[string]string{"summary": "done"})
 	turns = append(turns, llm.Turn{ToolCalls: []llm.ScriptCall{{Name: "submit", Arguments: sub}}})
-	r, err := Start(context.Background(), Options{Repo: repo, Issue: readIssue(t), Approve: "auto", Allow: []string{""}, ID: attackRun,
+	r, err := Start(context.Background(), Options{Repo: repo, Issue: readIssue(t), Approve: "auto", Allow: []string{""}, ID: attackID,
 		ResolveModel: llm.NewScripted(&llm.Script{Turns: turns}), Locations: &localize.Locations{Files: []string{"inventory/pricing.py"}},
 		Sandbox: sandbox.Options{Mode: sandbox.Strict}, InPlace: inPlace})
 	if err != nil {
@@ -157,9 +155,9 @@ func TestRunGitPointerAttacks(t *testing.T) {
 				if inPlace {
 					repo = linkedCheckout(t)
 				}
-				results := runAttack(t, repo, inPlace, hidden(fakeGitDir(a.config(script), a.extra(script))), hidden("git status --short | head -3"))
+				results := runAttack(t, repo, inPlace, hiddenCall(fakeGitDir(a.config(script), a.extra(script))), hiddenCall("git status --short | head -3"))
 				checkNotRun(t, marker, results)
-				dotgit := filepath.Join(repo, ".git", "swe-adept", "worktrees", attackRun, ".git")
+				dotgit := filepath.Join(repo, ".git", "swe-adept", "worktrees", attackID, ".git")
 				if inPlace {
 					dotgit = filepath.Join(repo, ".git")
 				}
@@ -181,13 +179,13 @@ func TestRunEditorAttacks(t *testing.T) {
 		script, marker := planted(t)
 		repo, _ := sampleRepo(t)
 		real, _ := filepath.EvalSymlinks(repo)
-		ws := filepath.Join(real, ".git", "swe-adept", "worktrees", attackRun)
+		ws := filepath.Join(real, ".git", "swe-adept", "worktrees", attackID)
 		results := runAttack(t, repo, false,
-			hidden(buildGitDir(`\tfsmonitor = `+script+`\n`, "ln -s .git g")),
+			hiddenCall(buildGitDir(`\tfsmonitor = `+script+`\n`, "ln -s .git g")),
 			editCall(map[string]any{"command": "view", "path": "g"}),
 			editCall(map[string]any{"command": "str_replace", "path": "g",
-				"old_str": "gitdir: " + filepath.Join(real, ".git", "worktrees", attackRun), "new_str": "gitdir: " + filepath.Join(ws, ".evil")}),
-			hidden("git status --short | head -3"))
+				"old_str": "gitdir: " + filepath.Join(real, ".git", "worktrees", attackID), "new_str": "gitdir: " + filepath.Join(ws, ".evil")}),
+			hiddenCall("git status --short | head -3"))
 		checkNotRun(t, marker, results)
 	})
 	t.Run("in place: .git/config and hooks through a symlink", func(t *testing.T) {
@@ -195,11 +193,11 @@ func TestRunEditorAttacks(t *testing.T) {
 		repo, _ := sampleRepo(t)
 		config := must(os.ReadFile(filepath.Join(repo, ".git", "config")))
 		results := runAttack(t, repo, true,
-			hidden("ln -s .git g && echo linked"),
+			hiddenCall("ln -s .git g && echo linked"),
 			editCall(map[string]any{"command": "view", "path": "g/config"}),
 			editCall(map[string]any{"command": "str_replace", "path": "g/config", "old_str": "[core]", "new_str": "[core]\n\tfsmonitor = " + script}),
 			editCall(map[string]any{"command": "create", "path": "g/hooks/post-checkout", "file_text": "#!/bin/sh\nexec " + script + "\n"}),
-			hidden("git status --short | head -3"))
+			hiddenCall("git status --short | head -3"))
 		if got := must(os.ReadFile(filepath.Join(repo, ".git", "config"))); string(got) != string(config) {
 			t.Errorf(".git/config was changed:\n%s", got)
 		}

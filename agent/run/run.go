@@ -20,6 +20,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/localize"
+	"github.com/swe-adept/swe-adept/agent/models"
 	"github.com/swe-adept/swe-adept/agent/resolve"
 	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/index"
@@ -40,14 +41,22 @@ type Options struct {
 	// set. The notice, if any, is shown to the engineer.
 	Localizer func(ix *index.Index) (m llm.Model, notice string, err error)
 
-	Approve string   // "ask" (the TUI answers), "auto" or "deny"; "" means auto
-	Allow   []string // extra shell command prefixes that run without asking
+	Approve string // "ask" (the TUI answers), "auto" or "deny"; "" means auto
+	// ApproveChosen: the engineer chose Approve. A default one tightens
+	// when the shell cannot be confined: no command runs without the
+	// engineer (see resolve.Permissions.Unconfined).
+	ApproveChosen bool
+	Allow         []string // extra shell command prefixes that run without asking
 	// LocalizeOnly stops after localization, keeping the ranking: for a
 	// workbench without a resolution model.
 	LocalizeOnly bool
 	// Sandbox confines the agent's shell (the zero value: auto).
 	Sandbox sandbox.Options
-	InPlace bool // work in the checkout itself instead of a linked worktree
+	// Confidential is what the model settings hold: no command sees the
+	// variables or the files, and their values are scrubbed from output.
+	Confidential  models.Confidential
+	CommandOutput int  // bytes of a command's output the model reads; 0: resolve.DefaultMaxOutput
+	InPlace       bool // work in the checkout itself instead of a linked worktree
 
 	MaxIterations         int     // resolution model calls; 0: resolve.DefaultMaxIterations
 	LocalizeMaxIterations int     // 0: localize.DefaultMaxIterations
@@ -83,6 +92,7 @@ type Run struct {
 	cancel      context.CancelFunc
 	done        chan struct{}
 	secrets     []string
+	unconfined  string // why the commands are not confined; "" when they are
 
 	mu      sync.Mutex
 	summary runfolder.Summary
@@ -111,8 +121,12 @@ func Start(ctx context.Context, opts Options) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open repository: %w", err)
 	}
-	r := &Run{opts: opts, mode: mode, repo: repo, gate: event.NewGate(), done: make(chan struct{}), secrets: resolve.SecretValues(os.Environ())}
+	r := &Run{opts: opts, mode: mode, repo: repo, gate: event.NewGate(), done: make(chan struct{}),
+		secrets: append(resolve.SecretValues(os.Environ()), opts.Confidential.Values...)}
 	if err := r.prepare(); err != nil {
+		return nil, err
+	}
+	if err := r.checkConfinement(); err != nil {
 		return nil, err
 	}
 	if err := r.openFolder(); err != nil {

@@ -52,7 +52,7 @@ func (r *Run) work(ctx context.Context) {
 	defer close(r.done)
 	defer r.log.Close()
 	defer r.bus.Close()
-	st := &state{sum: runfolder.Summary{ID: r.ID, RunDir: r.Dir, Started: r.opts.Now().UTC(), Resumed: r.meta != nil}}
+	st := &state{sum: runfolder.Summary{ID: r.ID, RunDir: r.Dir, Started: r.opts.Now().UTC(), Resumed: r.meta != nil, Unconfined: r.unconfined}}
 	err := r.phases(ctx, st)
 	r.finish(ctx, st, err)
 	os.Remove(filepath.Join(r.Dir, ownerFile)) // no longer running
@@ -95,7 +95,7 @@ func (r *Run) openWorkspace(ctx context.Context) (*workspace, error) {
 }
 
 func (r *Run) emitStarted(st *state) {
-	info := &event.RunInfo{ID: r.ID, Repo: r.repo.Dir(), Workdir: st.ws.Dir, Issue: r.issue(), Model: r.resolveName()}
+	info := &event.RunInfo{ID: r.ID, Repo: r.repo.Dir(), Workdir: st.ws.Dir, Issue: r.issue(), Model: r.resolveName(), Unconfined: r.unconfined}
 	if m := r.localizeModel(); m != nil {
 		info.Localize = m.Name()
 	}
@@ -229,6 +229,7 @@ func (r *Run) resolveIssue(ctx context.Context, st *state) error {
 		Extra: tracker.Tools(), Bus: r.bus, Gate: r.gate, Approver: r.approver(), Mode: r.mode, Allow: r.opts.Allow,
 		MaxIterations: r.opts.MaxIterations, MaxTokens: maxTok, MaxCost: maxCost, Usage: &usage,
 		CommandTimeout: r.opts.CommandTimeout, CommandBudget: r.opts.CommandBudget, Sandbox: box, GitDirs: gitPaths,
+		Unconfined: r.unconfinedPolicy(), Env: r.commandEnv(), Secrets: r.secrets, MaxOutput: r.opts.CommandOutput,
 		History: st.history, Memo: tracker.Memo, Guard: guard.checkFunc(),
 		OnStep: func(msgs []llm.Message) {
 			r.saveTranscript(st, msgs)

@@ -88,8 +88,10 @@ type Summary struct {
 	Ended         time.Time       `json:"ended"`
 	Resumed       bool            `json:"resumed,omitempty"`
 	InPlace       bool            `json:"in_place,omitempty"` // worked in the checkout itself
-	Files         []string        `json:"files,omitempty"`
-	Functions     []string        `json:"functions,omitempty"`
+	// Unconfined says why the agent's commands ran unconfined, if they did.
+	Unconfined string   `json:"unconfined,omitempty"`
+	Files      []string `json:"files,omitempty"`
+	Functions  []string `json:"functions,omitempty"`
 }
 
 // Instance is what a batch records of the task a run came from.

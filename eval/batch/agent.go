@@ -35,6 +35,7 @@ type AgentRunner struct {
 	MaxCost               float64 // dollars per instance
 	MaxTokens             int     // per instance
 	CommandTimeout        time.Duration
+	CommandOutput         int             // bytes of a command's output the model reads; 0: the default
 	Sandbox               sandbox.Options `json:"sandbox"`
 }
 
@@ -53,11 +54,12 @@ func (a AgentRunner) Run(ctx context.Context, job Job) (Result, error) {
 	id := job.Task.InstanceID
 	opts := run.Options{Repo: job.Workdir, Issue: job.Task.ProblemStatement, Approve: "auto", InPlace: true,
 		MaxIterations: a.MaxIterations, LocalizeMaxIterations: a.LocalizeMaxIterations, MaxCost: a.MaxCost,
-		MaxTokens: a.MaxTokens, CommandTimeout: a.CommandTimeout, ID: DirName(id), Sandbox: a.Sandbox}
+		MaxTokens: a.MaxTokens, CommandTimeout: a.CommandTimeout, CommandOutput: a.CommandOutput, ID: DirName(id), Sandbox: a.Sandbox}
 	set, err := a.settingsFor(id)
 	if err != nil {
 		return Result{Status: StatusSetup}, err
 	}
+	opts.Confidential = set.Confidential()
 	if opts.ResolveModel, err = set.ResolutionModel(); err != nil {
 		return Result{Status: StatusSetup}, fmt.Errorf("resolution model: %w", err)
 	}
