@@ -104,8 +104,8 @@ func TestDemoProgram(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 	fm := tm.FinalModel(t).(*Model)
-	if fm.hyps.plan.Merged == "" || len(fm.answered) != 3 {
-		t.Fatalf("merged %q after %d answered approvals, want 3 (locations, revert, merge)", fm.hyps.plan.Merged, len(fm.answered))
+	if fm.hyps.plan.Merged == "" || fm.answers != 3 {
+		t.Fatalf("merged %q after %d answered approvals, want 3 (locations, revert, merge)", fm.hyps.plan.Merged, fm.answers)
 	}
 	if sum, err := r.Wait(); err != nil || sum.Status != "submitted" {
 		t.Fatalf("run ended %s: %v", sum.Status, err)

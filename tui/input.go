@@ -158,10 +158,8 @@ func (m *Model) dialogKey(msg tea.KeyMsg) tea.Cmd {
 	if rep == nil {
 		return cmd
 	}
-	req := m.dialog.req
-	if !m.answered[req.ID] {
-		m.answered[req.ID] = true
-		req.Answer(*rep)
+	if m.dialog.req.Answer(*rep) {
+		m.answers++
 	}
 	m.dialog = nil
 	m.nextDialog()

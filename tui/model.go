@@ -47,9 +47,10 @@ type Model struct {
 	diff diffPane
 	act  activityPane
 
-	dialog   *dialog
-	queue    []*event.ApprovalRequest
-	answered map[string]bool
+	dialog *dialog
+	queue  []*event.ApprovalRequest
+	// answers counts the questions the engineer answered on this screen.
+	answers int
 
 	note     textinput.Model
 	noting   bool
@@ -71,7 +72,7 @@ func New(opts Options) *Model {
 	m := &Model{
 		opts: opts, keys: opts.Keys, st: opts.Styles,
 		tree: newTreePane(), hyps: newHypPane(), diff: newDiffPane(opts.Styles, md), act: newActivityPane(),
-		answered: map[string]bool{}, note: note, help: help.New(),
+		note: note, help: help.New(),
 	}
 	for _, n := range opts.Notices {
 		m.act.add(event.Event{Agent: event.Runtime}, n, "note")

@@ -72,7 +72,8 @@ func (f *Tracker) checkpointOf(hypRef, todoRef string) (*memory.Hypothesis, *mem
 }
 
 func (f *Tracker) revertRequest(ctx context.Context, h *memory.Hypothesis, t *memory.Todo, full string) *event.ApprovalRequest {
-	req := event.NewApproval(f.nextApprovalID("revert"), "revert_to", h.ID+"/"+t.ID)
+	// event.Ask gives the request its run-unique id.
+	req := event.NewApproval("", "revert_to", h.ID+"/"+t.ID)
 	tip := h.Branch
 	if tip == "" {
 		tip = t.Hash

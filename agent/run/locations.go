@@ -67,7 +67,7 @@ func (r *Run) editLocations(ctx context.Context, st *state) (refused string, err
 	if r.mode != resolve.ModeAsk || r.meta != nil || r.opts.LocalizeOnly {
 		return "", nil // nothing resolves from the ranking here: no question to ask
 	}
-	req := event.NewApproval("locations-1", EditLocationsAction, "ranked locations")
+	req := event.NewApproval("", EditLocationsAction, "ranked locations")
 	req.Summary = "The resolution agent will start from these locations, best first. Keep them, or edit the list (one per line: path:Qualified.name for a function, a path for a file)."
 	req.Options = append(append([]string{}, st.locs.Functions...), st.locs.Files...)
 	rep, err := event.Ask(ctx, r.bus, event.Runtime, r.approver(), req)
