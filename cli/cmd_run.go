@@ -173,13 +173,13 @@ func runOptions(f runFlags, stdin io.Reader) (run.Options, error) {
 		return opts, scriptOrModelError("--script-resolve", f.scriptResolve, err)
 	}
 	switch {
-	case opts.Locations != nil || f.resume != "":
+	case opts.Locations != nil:
 	case f.scriptLocalize != "":
 		// A script needs no index: load it now so a bad file fails at once.
 		if opts.LocalizeModel, _, err = set.LocalizationModel(nil, nil); err != nil {
 			return opts, scriptOrModelError("--script-localize", f.scriptLocalize, err)
 		}
-	default:
+	default: // a resumed run localizes again when its ranking was refused
 		opts.Localizer = func(ix *index.Index) (llm.Model, string, error) {
 			return set.LocalizationModel(ix, nil)
 		}

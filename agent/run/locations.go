@@ -29,7 +29,7 @@ const maxRefusals = 3
 // engineer. A refused ranking goes back to the localizer with the reason;
 // resolution never starts on one.
 func (r *Run) settleLocations(ctx context.Context, st *state) error {
-	for refusals := 1; ; refusals++ {
+	for refusals := len(r.refusedLocs) + 1; ; refusals++ {
 		if err := r.locate(ctx, st); err != nil {
 			return err
 		}
@@ -64,11 +64,14 @@ func (r *Run) locationNotes() string {
 // editLocations puts the ranking to the engineer. It returns the reason
 // when they refuse it.
 func (r *Run) editLocations(ctx context.Context, st *state) (refused string, err error) {
-	if r.mode != resolve.ModeAsk || r.meta != nil || r.opts.LocalizeOnly {
-		return "", nil // nothing resolves from the ranking here: no question to ask
+	if r.mode != resolve.ModeAsk || r.opts.LocalizeOnly || (r.meta != nil && !r.reasking(st)) {
+		return "", nil // nothing resolves from the ranking here, or it was settled before a resume
 	}
 	req := event.NewApproval("", EditLocationsAction, "ranked locations")
 	req.Summary = "The resolution agent will start from these locations, best first. Keep them, or edit the list (one per line: path:Qualified.name for a function, a path for a file)."
+	if r.meta != nil {
+		req.Summary = "The run stopped before you approved a ranking, so resolution has not started. " + req.Summary
+	}
 	req.Options = append(append([]string{}, st.locs.Functions...), st.locs.Files...)
 	rep, err := event.Ask(ctx, r.bus, event.Runtime, r.approver(), req)
 	if err != nil {

@@ -148,7 +148,7 @@ func (r *Run) locate(ctx context.Context, st *state) error {
 	if err != nil {
 		return err
 	}
-	locs, err := localize.Run(ctx, localize.Config{Index: ix, Model: model, Bus: r.bus, Gate: r.gate, Issue: r.opts.Issue + r.locationNotes(),
+	locs, err := localize.Run(ctx, localize.Config{Index: ix, Model: model, Bus: r.bus, Gate: r.gate, Issue: r.issue() + r.locationNotes(),
 		MaxIterations: r.opts.LocalizeMaxIterations, MaxTokens: r.opts.MaxTokens, MaxCost: r.opts.MaxCost})
 	if locs != nil {
 		st.locs = locs
@@ -168,6 +168,9 @@ func (r *Run) locate(ctx context.Context, st *state) error {
 func (r *Run) localizerFor(ix *index.Index) (llm.Model, error) {
 	if m := r.localizeModel(); m != nil {
 		return m, nil
+	}
+	if r.opts.Localizer == nil {
+		return nil, fmt.Errorf("%w to localize again: give a localization model, or --locations FILE naming where to work", ErrNoModel)
 	}
 	m, notice, err := r.opts.Localizer(ix)
 	if err != nil {
@@ -220,12 +223,15 @@ func (r *Run) resolveIssue(ctx context.Context, st *state) error {
 	if r.opts.InPlace {
 		guard = newLiveEdits(ctx, st.ws.Repo, r.Dir)
 	}
+	if sub, ok := r.submittedOnRefusal(st); ok {
+		return r.reaskMerge(ctx, st, tracker, sub)
+	}
 	ag, err := resolve.New(resolve.Config{
 		Model: r.resolveModel(), Workdir: st.ws.Dir, Issue: r.issue(), Files: st.locs.Files, Functions: st.locs.Functions, LocationsEdited: st.locsEdited,
 		Extra: tracker.Tools(), Bus: r.bus, Gate: r.gate, Approver: r.approver(), Mode: r.mode, Allow: r.opts.Allow,
 		MaxIterations: r.opts.MaxIterations, MaxTokens: maxTok, MaxCost: maxCost, Usage: &usage,
 		CommandTimeout: r.opts.CommandTimeout, CommandBudget: r.opts.CommandBudget, Sandbox: box,
-		History: st.history, Memo: tracker.Memo, Guard: guard.checkFunc(),
+		History: st.history, Rerun: r.asked.pending, Memo: tracker.Memo, Guard: guard.checkFunc(),
 		OnStep: func(msgs []llm.Message) {
 			r.saveTranscript(st, msgs)
 			guard.markAfter(ctx)
