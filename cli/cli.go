@@ -95,18 +95,42 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	var ue usageError
 	switch {
 	case err == nil:
-		return 0
 	case errors.Is(err, flag.ErrHelp):
 		printCommandHelp(stdout, c)
 		return 0
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "swe-adept %s: %v\nusage: swe-adept %s %s\nRun 'swe-adept help %s' for its flags.\n", c.name, err, c.name, c.usage, c.name)
-		return 2
 	default:
 		slog.Error("command failed", "command", c.name, "err", err)
 		fmt.Fprintf(stderr, "swe-adept %s: %v\n", c.name, err)
-		return 1
 	}
+	return exitCode(err)
+}
+
+// Exit statuses: 0 done, 1 failed, 2 a usage mistake, and exitCancelled
+// for a run or demo that was cancelled (q in the workbench, Ctrl-C,
+// SIGTERM, a closed terminal), as shells report an interrupted command
+// (128 + SIGINT), so a script can tell it from a failure and resume it.
+const exitCancelled = 130
+
+// cancelledError is a run that ended cancelled.
+type cancelledError struct{ msg string }
+
+func (e cancelledError) Error() string { return e.msg }
+
+// exitCode is the process's exit status for a command's error.
+func exitCode(err error) int {
+	var ue usageError
+	var ce cancelledError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		return 2
+	case errors.As(err, &ce):
+		return exitCancelled
+	}
+	return 1
 }
 
 // runHelp answers `swe-adept help [COMMAND]`.

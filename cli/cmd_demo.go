@@ -189,9 +189,6 @@ func startDemo(ctx context.Context, f demoFlags, dir string) (*run.Run, error) {
 func demoScreen(ctx context.Context, r *run.Run, notices []string, dir string, stderr io.Writer) error {
 	sum, err, werr := showRun(ctx, r, tui.Options{Title: "swe-adept demo", Notices: notices, ScriptedNote: demoScripted})
 	fmt.Fprintf(stderr, "demo run %s: %s%s\nthe sample repository is at %s\n", sum.ID, sum.Status, patchNote(sum), dir)
-	if sum.Status == "cancelled" && ctx.Err() == nil {
-		return err // the engineer quit: not a failure of the demo
-	}
 	return errors.Join(err, werr, statusError(sum))
 }
 

@@ -208,14 +208,15 @@ func writeEvent(w io.Writer, e event.Event, secrets []string) error {
 }
 
 func patchNote(s runfolder.Summary) string {
-	if s.Patch == "" {
+	switch {
+	case s.Patch == "":
 		return "; no patch"
+	case s.Applied:
+		return "; patch " + s.Patch + " (applied to your checkout)"
+	case s.Status == runfolder.SubmittedUnmerged:
+		return "; patch " + s.Patch + " (the agent's unmerged work, to read: not a solution)"
 	}
-	note := "; patch " + s.Patch
-	if s.Applied {
-		note += " (applied to your checkout)"
-	}
-	return note
+	return "; patch " + s.Patch
 }
 
 // knownRun checks that --resume names a run of the repository, before

@@ -123,12 +123,12 @@ func statusError(s runfolder.Summary) error {
 		return fmt.Errorf("run %s ended with %s, and your checkout was NOT put back: %s", s.ID, s.Status, s.CheckoutError)
 	case s.Status == "submitted" && s.Patch == "":
 		return fmt.Errorf("run %s: the agent submitted no changes (the patch is empty)", s.ID)
-	case s.Status == "submitted", s.Status == run.Localized:
+	case s.Status == "submitted", s.Status == runfolder.Localized:
 		return nil
 	case s.Status == "cancelled" && s.InPlace:
-		return fmt.Errorf("run %s cancelled; your checkout was put back and checked; resume it with: swe-adept run --resume %s", s.ID, s.ID)
+		return cancelledError{fmt.Sprintf("run %s cancelled; your checkout was put back and checked; resume it with: swe-adept run --resume %s", s.ID, s.ID)}
 	case s.Status == "cancelled":
-		return fmt.Errorf("run %s cancelled; resume it with: swe-adept run --resume %s", s.ID, s.ID)
+		return cancelledError{fmt.Sprintf("run %s cancelled; resume it with: swe-adept run --resume %s", s.ID, s.ID)}
 	}
 	if s.Message != "" {
 		return fmt.Errorf("run %s ended with %s: %s", s.ID, s.Status, s.Message)

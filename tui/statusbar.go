@@ -56,11 +56,7 @@ func (m *Model) state() string {
 	case m.quitting:
 		return st.StatusWarn.Render("stopping…")
 	case m.run.done != nil:
-		s := m.run.done.Status
-		if s == "submitted" || s == "done" || s == "localized" {
-			return st.StatusOK.Render("done: " + s)
-		}
-		return st.StatusWarn.Render("ended: " + s)
+		return m.doneState()
 	case m.dialog != nil:
 		return st.StatusWarn.Render("waiting for your approval")
 	case m.opts.Gate != nil && m.opts.Gate.Paused() && m.run.steps:
@@ -75,6 +71,20 @@ func (m *Model) state() string {
 		return st.Current.Render(m.act.spin.View() + " running")
 	}
 	return "running"
+}
+
+// doneState is how the run ended. Only a submitted patch, or a ranking
+// kept as asked, is "done"; an empty submission (an older run's summary
+// may call it "submitted") or an unmerged one says what it is.
+func (m *Model) doneState() string {
+	st, d := m.st, m.run.done
+	switch {
+	case d.Status == "submitted" && d.Patch == "":
+		return st.StatusWarn.Render("ended: submitted, empty patch")
+	case d.Status == "submitted" || d.Status == "localized":
+		return st.StatusOK.Render("done: " + d.Status)
+	}
+	return st.StatusWarn.Render("ended: " + d.Status)
 }
 
 // elapsed is the run's time: the final figure once done, the clock while

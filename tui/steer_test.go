@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/swe-adept/swe-adept/agent/event"
@@ -32,5 +33,27 @@ func TestSecondQuestionIsShown(t *testing.T) {
 	m.Update(press("a"))
 	if rep := answerOf(t, second); rep.Decision != event.Approve {
 		t.Fatalf("second answer %+v", rep)
+	}
+}
+
+// TestStatusBarClaimsOnlyASolution: "done: submitted" only for a run that
+// submitted a patch; an empty or unmerged submission says what it is.
+func TestStatusBarClaimsOnlyASolution(t *testing.T) {
+	tests := []struct {
+		status, patch, want string
+	}{
+		{"submitted", "/runs/r/patch.diff", "done: submitted"},
+		{"submitted", "", "ended: submitted, empty patch"},
+		{"submitted_empty", "", "ended: submitted_empty"},
+		{"submitted_unmerged", "/runs/r/patch.diff", "ended: submitted_unmerged"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.status+tc.patch, func(t *testing.T) {
+			m := testModel(120, 40, Options{})
+			feed(m, event.Event{Type: event.Done, Done: &event.DoneInfo{Status: tc.status, Patch: tc.patch}})
+			if got := m.state(); !strings.Contains(got, tc.want) {
+				t.Errorf("status bar says %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -134,14 +134,17 @@ func TestSteeringTwoRounds(t *testing.T) {
 		{"merge: refuse, then approve", map[string][]event.Reply{"merge": {refuse("run the tests first")}},
 			want{all2, "submitted", []string{"merge_solution:run the tests first", "merge_solution:Applied the changes"}}},
 		{"merge: refuse twice", map[string][]event.Reply{"merge": {refuse("no"), refuse("still no")}},
-			want{all2, SubmittedUnmerged, []string{"merge_solution:still no"}}},
+			want{all2, runfolder.SubmittedUnmerged, []string{"merge_solution:still no"}}},
 		{"merge: choose another, then refuse", map[string][]event.Reply{"merge": {choose("again-1"), refuse("one merge is enough")}},
 			want{all2, "submitted", []string{"merge_solution:again-1", "merge_solution:one merge is enough"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			repo, _ := sampleRepo(t)
-			s := steer(t, startSteered(t, repo, Options{}), tc.answers, map[string]string{})
+			s := steer(t, startSteered(t, repo, Options{Apply: true}), tc.answers, map[string]string{})
+			if s.sum.Applied != (s.sum.Status == "submitted") {
+				t.Errorf("status %s, applied %v: only a submitted solution is applied", s.sum.Status, s.sum.Applied)
+			}
 			for kind, n := range tc.want.asked {
 				if s.asked[kind] != n {
 					t.Errorf("%s asked %d times, want %d (all: %v)", kind, s.asked[kind], n, s.asked)
