@@ -104,8 +104,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, clock()
 	case graceOver:
 		return m, tea.Quit
+	case locationChecked:
+		m.handleChecked(msg)
 	}
 	return m, nil
+}
+
+// handleChecked brings the run's verdict on a typed location to the
+// dialog that asked, if it is still open.
+func (m *Model) handleChecked(msg locationChecked) {
+	if m.dialog != nil && m.dialog.req == msg.req {
+		m.dialog.added(msg.loc, msg.err)
+	}
 }
 
 // waitForEvent reads one event; Update issues it again after each one.

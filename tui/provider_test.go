@@ -67,7 +67,7 @@ func TestHelpFitsSmallScreens(t *testing.T) {
 		feed(m, live...)
 		m.Update(press("?"))
 		view := ansi.Strip(m.View())
-		for _, want := range []string{"p ", "pause", "s ", "step one tool call", "n ", "note to the agent", "f ", "follow the run", "enter", "approve", "refuse with reason", "quit"} {
+		for _, want := range []string{"p ", "pause", "s ", "step one tool call", "n ", "note to the agent", "f ", "follow the run", "enter", "approve", "refuse, say what to do instead", "approve, don't ask again", "edit the command", "quit"} {
 			if !strings.Contains(view, want) {
 				t.Errorf("%dx%d: the help lacks %q:\n%s", size[0], size[1], want, view)
 			}

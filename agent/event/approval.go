@@ -36,6 +36,25 @@ type ApprovalRequest struct {
 	// answered is shared by the copies of a request (the approval_done
 	// event carries one), so it is answered once whichever copy is used.
 	answered *atomic.Bool
+	// check vets an item the engineer adds to an answer; see SetCheck.
+	check func(item string) error
+}
+
+// SetCheck lets the asker vet what the engineer adds to an answer before
+// it is sent (for edit_locations: a location that names nothing in the
+// repository is refused, with the reason). It is never saved.
+func (r *ApprovalRequest) SetCheck(check func(item string) error) { r.check = check }
+
+// Checks reports whether the asker set a check.
+func (r *ApprovalRequest) Checks() bool { return r.check != nil }
+
+// CheckItem vets one item the engineer adds; nil when the asker set no
+// check. It may touch the file system: call it off the UI goroutine.
+func (r *ApprovalRequest) CheckItem(item string) error {
+	if r.check == nil {
+		return nil
+	}
+	return r.check(item)
 }
 
 // Reply answers an ApprovalRequest.

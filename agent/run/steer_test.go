@@ -9,6 +9,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/runfolder"
+	"github.com/swe-adept/swe-adept/index"
 )
 
 // The steering harness, headless: a run in ask mode whose scripted agents
@@ -252,4 +253,32 @@ func scriptTurns(t *testing.T, name string) []llm.Turn {
 		t.Fatal(err)
 	}
 	return s.Turns
+}
+
+// TestVetLocation: a location the engineer adds in the dialog must name
+// something in the repository; the reason says what is wrong.
+func TestVetLocation(t *testing.T) {
+	repo, _ := sampleRepo(t)
+	ix, err := index.Build(context.Background(), repo, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		loc  string
+		want string // "" for accepted
+	}{
+		{"inventory/pricing.py", ""},
+		{"inventory/pricing.py:apply_discount", ""},
+		{"- inventory/cart.py:Cart.total", ""},
+		{"README.md", ""},
+		{"inventory/nope.py", "no file inventory/nope.py"},
+		{"inventory/pricing.py:apply_discont", "has no function or class apply_discont (did you mean apply_discount?)"},
+		{"../outside.py", "outside the repository"},
+		{"/etc/passwd", "outside the repository"},
+	} {
+		err := vetLocation(repo, ix, tc.loc)
+		if (err == nil) != (tc.want == "") || err != nil && !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("vetLocation(%q) = %v, want %q", tc.loc, err, tc.want)
+		}
+	}
 }

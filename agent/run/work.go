@@ -41,7 +41,8 @@ type state struct {
 	mergeRefused bool // the engineer refused a merge
 	// localizedOnly: the run stopped after localization (LocalizeOnly).
 	localizedOnly bool
-	locsEdited    bool // the engineer edited the ranked locations
+	locsEdited    bool         // the engineer edited the ranked locations
+	ix            *index.Index // the index localization built; nil when none was
 	history       []llm.Message
 	mem           *memory.Memory
 	transcrpt     runfolder.Transcript
@@ -144,6 +145,7 @@ func (r *Run) locate(ctx context.Context, st *state) error {
 	if err != nil {
 		return err
 	}
+	st.ix = ix
 	model, err := r.localizerFor(ix)
 	if err != nil {
 		return err
