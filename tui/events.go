@@ -62,7 +62,7 @@ func (m *Model) apply(e event.Event) {
 	case event.ApprovalDone:
 		m.approvalDone(e)
 	case event.Message:
-		m.act.add(e, e.Text, "note")
+		m.message(e)
 	case event.Usage:
 		m.act.setUsage(e.Agent, e.Usage)
 	case event.Error:
@@ -70,6 +70,15 @@ func (m *Model) apply(e event.Event) {
 		m.act.add(e, "error: "+e.Text, "error")
 	case event.Done:
 		m.finish(e)
+	}
+}
+
+// message logs a note; one delivering the engineer's prune to the search
+// marks the unit pruned (in a replay too).
+func (m *Model) message(e event.Event) {
+	m.act.add(e, e.Text, "note")
+	if id, ok := strings.CutPrefix(e.Text, "note delivered: prune "); ok {
+		m.tree.pruned[strings.TrimSpace(id)] = true
 	}
 }
 

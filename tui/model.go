@@ -57,6 +57,7 @@ type Model struct {
 	help     help.Model
 	showHelp bool
 	flash    string // a short status message, cleared by the next key
+	armed    string // "prune ID" or "prefer ID" named by x or t, waiting for the same key again
 	run      runState
 	quitting bool
 }

@@ -144,3 +144,108 @@ func TestRefusalAsksWhatToDoInstead(t *testing.T) {
 		}
 	}
 }
+
+// TestTreeSelectionFollowsTheUnit: while the live search grows the tree
+// above the selection, the selection stays on its unit; x names that
+// unit before it acts, and acts on it.
+func TestTreeSelectionFollowsTheUnit(t *testing.T) {
+	g := event.NewGate()
+	m := testModel(120, 40, Options{Gate: g})
+	node := func(id, parent string) event.Event {
+		return event.Event{Type: event.SearchNode, Agent: event.Localizer, Node: &event.Node{ID: id, Parent: parent, Kind: "function"}}
+	}
+	feed(m, event.Event{Type: event.RunStarted, Run: &event.RunInfo{ID: "r"}}, node("a.py:root", ""), node("a.py:child", "a.py:root"), node("c.py:other", ""))
+	m.Update(press("k"))
+	m.Update(press("j")) // the engineer picks c.py:other, the last row
+	if n := m.tree.selected(); n == nil || n.ID != "c.py:other" {
+		t.Fatalf("selected %v", n)
+	}
+	// The search inserts units above it.
+	feed(m, node("a.py:first", "a.py:root"), node("a.py:deeper", "a.py:first"))
+	if n := m.tree.selected(); n == nil || n.ID != "c.py:other" {
+		t.Fatalf("the selection slid to %v while the tree grew", n)
+	}
+	if line := lineWith(ansi.Strip(m.View()), "› "); !strings.Contains(line, "c.py:other") {
+		t.Errorf("the marker is on %q, not on c.py:other", line)
+	}
+	m.Update(press("x"))
+	if len(g.Notes()) != 0 || !strings.Contains(ansi.Strip(m.statusBar()), "c.py:other") {
+		t.Fatalf("x acted before naming the unit: status %q", ansi.Strip(m.statusBar()))
+	}
+	feed(m, node("a.py:later", "a.py:root")) // more growth before the engineer confirms
+	m.Update(press("x"))
+	if notes := g.Notes(); len(notes) != 1 || notes[0] != "prune c.py:other" {
+		t.Fatalf("notes %q, want the named unit pruned", notes)
+	}
+	m.Update(press("t"))
+	m.Update(press("k")) // another key: the unit is not ranked first
+	m.Update(press("t"))
+	if len(g.Notes()) != 0 {
+		t.Fatal("t acted without being confirmed")
+	}
+}
+
+func lineWith(view, s string) string {
+	for _, l := range strings.Split(view, "\n") {
+		if strings.Contains(l, s) {
+			return l
+		}
+	}
+	return ""
+}
+
+// TestPrunedUnitsAreNotDeadEnds: a unit the engineer pruned reads as
+// pruned, even once the search marks it a dead end; a replay knows it
+// from the delivered note.
+func TestPrunedUnitsAreNotDeadEnds(t *testing.T) {
+	for _, replay := range []bool{false, true} {
+		g := event.NewGate()
+		m := testModel(120, 40, Options{Gate: g, Replay: replay})
+		feed(m, event.Event{Type: event.RunStarted, Run: &event.RunInfo{ID: "r"}},
+			event.Event{Type: event.SearchNode, Node: &event.Node{ID: "a.py:f", Kind: "function"}},
+			event.Event{Type: event.SearchNode, Node: &event.Node{ID: "b.py:g", Kind: "function"}})
+		if replay {
+			feed(m, event.Event{Type: event.Message, Agent: event.Localizer, Text: "note delivered: prune a.py:f"})
+		} else {
+			m.Update(press("k"))
+			m.Update(press("x"))
+			m.Update(press("x"))
+		}
+		feed(m, event.Event{Type: event.SearchNode, Node: &event.Node{ID: "a.py:f", Kind: "function", DeadEnd: true}},
+			event.Event{Type: event.SearchNode, Node: &event.Node{ID: "b.py:g", Kind: "function", DeadEnd: true}})
+		view := ansi.Strip(m.View())
+		if l := lineWith(view, "a.py:f"); !strings.Contains(l, "pruned") || strings.Contains(l, "dead end") {
+			t.Errorf("replay %v: the pruned unit reads %q", replay, l)
+		}
+		if l := lineWith(view, "b.py:g"); !strings.Contains(l, "dead end") {
+			t.Errorf("replay %v: the dead end reads %q", replay, l)
+		}
+	}
+}
+
+// TestMetersKeepContextAndCost: the context figure and the cost stay whole
+// down to 80 columns, in every layout; the rest of the line gives way.
+func TestMetersKeepContextAndCost(t *testing.T) {
+	u := &event.UsageInfo{PromptTokens: 812_000, CompletionTokens: 9_500, Calls: 41, Cost: 1.2345, Priced: true,
+		CachedTokens: 400_000, Context: 141_200, Window: 400_000}
+	one := &event.UsageInfo{PromptTokens: 900, Calls: 1, Cost: 0.0012, Priced: true, Context: 950, Window: 128_000}
+	for _, sz := range sizes {
+		t.Run(fmt.Sprint(sz.w), func(t *testing.T) {
+			m := testModel(sz.w, sz.h, Options{})
+			feed(m, event.Event{Type: event.RunStarted, Run: &event.RunInfo{ID: "r"}},
+				event.Event{Type: event.ModelReply, Agent: event.Localizer, Usage: one},
+				event.Event{Type: event.ModelCall, Agent: event.Resolver},
+				event.Event{Type: event.Usage, Agent: event.Resolver, Usage: u})
+			m.Update(press("4"))
+			view := ansi.Strip(m.View())
+			for _, want := range []string{"$1.2345", "ctx 141.2k/400.0k", "$0.0012", "ctx 950/128.0k"} {
+				if !strings.Contains(view, want) {
+					t.Errorf("the meters lack %q:\n%s", want, view)
+				}
+			}
+			if strings.Contains(view, "1 calls") {
+				t.Errorf("\"1 calls\":\n%s", view)
+			}
+		})
+	}
+}

@@ -69,7 +69,7 @@ func (a *agent) observe(r index.Result, child bool) tool.Output {
 		if child {
 			a.tree.addChild(id, kind, preview, r.Query, children)
 		} else {
-			a.tree.addRoot(id, kind, preview, r.Tool+" "+r.Query, children)
+			a.tree.addRoot(id, kind, preview, r.Tool+" "+r.Query, children, len(r.Hits) == 1)
 		}
 	}
 	out.Summary = summarize(r)
