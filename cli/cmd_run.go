@@ -104,24 +104,28 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err != nil {
 		return err
 	}
+	var tty *os.File
+	screen := false
+	if !f.headless {
+		if tty, screen = workbenchTerminal(); !screen {
+			if err := noScreen("run", f.approve, stderr); err != nil {
+				return err
+			}
+		}
+	}
+	if tty != nil {
+		defer tty.Close()
+	}
 	opts, err := runOptions(f, stdin)
 	if err != nil {
 		return err
-	}
-	screen := !f.headless && isTerminal(os.Stdout) && isTerminal(os.Stdin)
-	if !f.headless && !screen {
-		fmt.Fprintln(stderr, "swe-adept run: no terminal for the screen; running headless (events as JSON lines)")
-		if opts.Approve == "ask" {
-			opts.Approve = "auto"
-			fmt.Fprintln(stderr, "swe-adept run: nobody can answer approvals without the screen; using --approve auto")
-		}
 	}
 	r, err := run.Start(ctx, opts)
 	if err != nil {
 		return runStartError(err)
 	}
 	if screen {
-		return runScreen(ctx, r, stderr)
+		return runScreen(ctx, r, tty, stderr)
 	}
 	return runHeadless(r, stdout)
 }
@@ -188,14 +192,24 @@ func runOptions(f runFlags, stdin io.Reader) (run.Options, error) {
 }
 
 // runScreen draws the run in the workbench until it ends or the engineer
-// quits (which cancels it), then reports where the patch is.
-func runScreen(ctx context.Context, r *run.Run, stderr io.Writer) error {
-	sum, err, werr := showRun(ctx, r, tui.Options{Title: "swe-adept " + r.ID})
+// quits (which cancels it), then reports where the patch is. tty, when
+// set, is the terminal to draw on instead of standard input and output.
+func runScreen(ctx context.Context, r *run.Run, tty *os.File, stderr io.Writer) error {
+	sum, err, werr := showRun(ctx, r, onTerminal(tui.Options{Title: "swe-adept " + r.ID}, tty))
 	fmt.Fprintf(stderr, "run %s: %s, %d tokens, %s%s\n", sum.ID, sum.Status, sum.Tokens, sum.Cost, patchNote(sum))
 	if err != nil || werr != nil {
 		return errors.Join(err, werr)
 	}
 	return statusError(sum)
+}
+
+// onTerminal has the workbench draw on tty and read its keys there, when
+// it is set.
+func onTerminal(o tui.Options, tty *os.File) tui.Options {
+	if tty != nil {
+		o.Input, o.Output = tty, tty
+	}
+	return o
 }
 
 func writeEvent(w io.Writer, e event.Event, secrets []string) error {
