@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"syscall"
@@ -71,6 +72,10 @@ func Main(args []string, stdout, stderr io.Writer) int { return runMain(args, st
 func runMain(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		return runHelp(args, stdout, stderr)
+	}
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "version" {
+		fmt.Fprintln(stdout, version())
+		return 0
 	}
 	c, ok := commands[args[0]]
 	if !ok {
@@ -133,6 +138,32 @@ func exitCode(err error) int {
 	return 1
 }
 
+// version is what --version prints: the module version the binary was
+// built as (a tag, or "(devel)" from a checkout), the commit it was built
+// from when known, and the Go release.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "swe-adept (version unknown: built without module information)"
+	}
+	v := "swe-adept " + nonEmptyStr(info.Main.Version, "(devel)")
+	var rev, modified string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value[:min(len(s.Value), 12)]
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = " with local changes"
+			}
+		}
+	}
+	if rev != "" {
+		v += " (commit " + rev + modified + ")"
+	}
+	return v + " " + info.GoVersion
+}
+
 // runHelp answers `swe-adept help [COMMAND]`.
 func runHelp(args []string, stdout, stderr io.Writer) int {
 	if len(args) < 2 {
@@ -181,7 +212,7 @@ func printHelp(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'swe-adept help <command>' or 'swe-adept <command> -h' for its flags.")
+	fmt.Fprintln(w, "\nRun 'swe-adept help <command>' or 'swe-adept <command> -h' for its flags; swe-adept --version says which build this is.")
 }
 
 // newFlags makes a flag set that reports mistakes as usage errors instead of

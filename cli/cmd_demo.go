@@ -22,9 +22,10 @@ func init() {
 	register(&command{
 		name:    "demo",
 		summary: "watch both agents fix a bug in a bundled sample repository (scripted model: no API key, no network)",
-		usage:   "[--speed 1.0] [--approve ask|auto|deny] [--headless] [--dir DIR]",
-		noRepo:  true,
-		flags:   declareOnly(declareDemoFlags),
+		usage: "[--speed 1.0] [--approve ask|auto|deny] [--headless] [--dir DIR | --repo DIR [--issue FILE|-]]\n" +
+			"         [--sandbox auto|strict|off] [--allow-net] [--allow-write PATH]...",
+		noRepo: true,
+		flags:  declareOnly(declareDemoFlags),
 		run: func(ctx context.Context, args []string) error {
 			return runDemo(ctx, args, os.Stdout, os.Stderr)
 		},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"io"
 	"os"
 	"os/exec"
@@ -11,6 +12,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/swe-adept/swe-adept/agent/run"
+	"github.com/swe-adept/swe-adept/eval/export"
 )
 
 // summaryLine decodes the last line of a headless run's output.
@@ -111,5 +115,45 @@ func TestCancelledRunAndDemoExitAlike(t *testing.T) {
 				t.Errorf("a cancelled %s exits %d (%v), want %d", tc.name, code, err, exitCancelled)
 			}
 		})
+	}
+}
+
+// TestRunsListsAFinishedLocalize: 'runs' shows a localize that kept its
+// ranking among the runs as localized, with its start time.
+func TestRunsListsAFinishedLocalize(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	repo := sampleCheckout(t)
+	var out bytes.Buffer
+	if err := runLocalizeTo(context.Background(), []string{"--repo", repo, "--issue", filepath.Join(runSample, "issue.md"),
+		"--script", filepath.Join(runSample, "localize.json")}, &out); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := run.List(context.Background(), repo)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs %+v, %v", runs, err)
+	}
+	if l := runs[0]; l.Status != "localized" || l.Started.IsZero() || !strings.HasPrefix(l.Issue, "apply_discount") {
+		t.Errorf("the localize is listed as %+v", l)
+	}
+}
+
+// TestUsageListsEveryFlag: the usage lines of demo and export name each
+// of their flags, and export's every format.
+func TestUsageListsEveryFlag(t *testing.T) {
+	for _, name := range []string{"demo", "export"} {
+		c := commands[name]
+		fs := newFlags(name)
+		c.flags(fs)
+		fs.VisitAll(func(f *flag.Flag) {
+			if !strings.Contains(c.usage, "--"+f.Name+" ") && !strings.Contains(c.usage, "--"+f.Name+"]") {
+				t.Errorf("%s: the usage line lacks --%s: %s", name, f.Name, c.usage)
+			}
+		})
+	}
+	for _, format := range export.Formats {
+		if !strings.Contains(commands["export"].usage, format) {
+			t.Errorf("export: the usage line lacks the format %s", format)
+		}
 	}
 }
