@@ -225,11 +225,12 @@ func (a *activityPane) rows(st Styles, l logLine, w int) []string {
 		return []string{fit(first, w)}
 	}
 	indent := 13
-	lines := strings.Split(ansi.Wordwrap(first, w, ""), "\n")
+	lines := strings.Split(ansi.Wordwrap(holdHyphens(first), w, ""), "\n")
 	if len(lines) == 1 {
 		return []string{fit(first, w)}
 	}
-	rest := ansi.Wordwrap(strings.Join(lines[1:], " "), w-indent, "")
+	rest := releaseHyphens(ansi.Wrap(strings.Join(lines[1:], " "), w-indent, ""))
+	lines[0] = releaseHyphens(lines[0])
 	out := []string{fit(lines[0], w)}
 	for _, r := range strings.Split(rest, "\n") {
 		if len(out) == maxWrap {

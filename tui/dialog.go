@@ -394,7 +394,7 @@ func joinWrapped(parts []string, sep string, w int) []string {
 // wrapHard breaks s into lines of at most w cells, on spaces where it can
 // and inside a word longer than a line.
 func wrapHard(s string, w int) []string {
-	return strings.Split(ansi.Wrap(s, max(w, 1), ""), "\n")
+	return strings.Split(releaseHyphens(ansi.Wrap(holdHyphens(s), max(w, 1), "")), "\n")
 }
 
 // wrap breaks s into lines of at most w cells on spaces.

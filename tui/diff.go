@@ -37,11 +37,11 @@ func (m *markdown) render(src string, width int) string {
 		}
 		m.byWidth[width] = r
 	}
-	out, err := r.Render(src)
+	out, err := r.Render(holdHyphens(src))
 	if err != nil {
 		return src
 	}
-	return strings.Trim(out, "\n")
+	return strings.Trim(releaseHyphens(out), "\n")
 }
 
 // diffContent is what the diff pane shows: a patch or a markdown text.

@@ -249,3 +249,71 @@ func TestMetersKeepContextAndCost(t *testing.T) {
 		})
 	}
 }
+
+// TestNoteKeepsItsBoxWhenADialogOpens: a note being typed stays on screen
+// and keeps the keys when a question arrives; once sent, the dialog has
+// them.
+func TestNoteKeepsItsBoxWhenADialogOpens(t *testing.T) {
+	for _, sz := range sizes {
+		g := event.NewGate()
+		m := testModel(sz.w, sz.h, Options{Gate: g})
+		feed(m, event.Event{Type: event.RunStarted, Run: &event.RunInfo{ID: "r"}})
+		m.Update(press("n"))
+		typeText(m, "look at")
+		req := event.NewApproval("revert-1", "revert_to", "h1/t1")
+		feed(m, event.Event{Type: event.Approval, Agent: event.Resolver, Approval: req})
+		typeText(m, " money")
+		lines := strings.Split(ansi.Strip(m.View()), "\n")
+		if last := lines[len(lines)-1]; !strings.Contains(last, "note › look at money") {
+			t.Errorf("%dx%d: the note lost its box: %q", sz.w, sz.h, last)
+		}
+		m.Update(press("enter"))
+		if notes := g.Notes(); len(notes) != 1 || notes[0] != "look at money" {
+			t.Errorf("%dx%d: notes %q", sz.w, sz.h, notes)
+		}
+		m.Update(press("a"))
+		if answerOf(t, req).Decision != event.Approve {
+			t.Errorf("%dx%d: the dialog did not get the keys after the note", sz.w, sz.h)
+		}
+	}
+}
+
+// TestPathsDoNotWrapAtHyphens: a run folder's path in the final report
+// and in the activity log stays on one line where the pane is wide enough,
+// so it can be copied whole; the wrappers used to break it at a hyphen.
+func TestPathsDoNotWrapAtHyphens(t *testing.T) {
+	path := "/tmp/shop/.git/swe-adept/runs/20261126-0540-2e0f/locations.json"
+	report := "localized; no resolution model is configured, so the run stops here with the ranking saved in " + path + ". Configure a model to resolve."
+	for _, w := range []int{80, 160} { // panes 78 cells wide: tabs, and the grid
+		t.Run(fmt.Sprint(w), func(t *testing.T) {
+			m := testModel(w, 48, Options{})
+			feed(m, event.Event{Type: event.RunStarted, Run: &event.RunInfo{ID: "r"}},
+				event.Event{Type: event.Error, Text: "could not read the ranking back from the run folder " + path},
+				event.Event{Type: event.Done, Done: &event.DoneInfo{Status: "localized", Report: report}})
+			m.Update(press("F"))
+			for _, p := range []pane{paneDiff, paneActivity} {
+				m.focus = p
+				if view := ansi.Strip(m.View()); !strings.Contains(view, path) {
+					t.Errorf("%s: the path is broken across lines:\n%s", paneSlug(p), view)
+				}
+			}
+		})
+	}
+}
+
+func TestWrapKeepsHyphenatedWords(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		w    int
+		want []string
+	}{
+		{"saved in runs/20261126-0540-2e0f now", 24, []string{"saved in", "runs/20261126-0540-2e0f", "now"}},
+		{"a well-known fix", 10, []string{"a", "well-known", "fix"}},
+		{"swe-adept/20261126-0540-2e0f/round-half-up", 20, []string{"swe-adept/20261126-0", "540-2e0f/round-half-", "up"}},
+		{"- a list item", 40, []string{"- a list item"}},
+	} {
+		if got := wrapHard(tc.in, tc.w); strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("wrapHard(%q, %d) = %q, want %q", tc.in, tc.w, got, tc.want)
+		}
+	}
+}
