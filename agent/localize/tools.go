@@ -84,7 +84,11 @@ func (a *agent) hitNode(h index.Hit) (id, kind string, children []string, previe
 		if f, ok := a.cfg.Index.File(h.Path); ok {
 			units = f.Units
 		}
-		return h.Path, string(index.KindFile), units, fmt.Sprintf("%s (%d units)", h.Path, len(units))
+		noun := "units"
+		if len(units) == 1 {
+			noun = "unit"
+		}
+		return h.Path, string(index.KindFile), units, fmt.Sprintf("%s (%d %s)", h.Path, len(units), noun)
 	}
 	preview = h.Preview
 	if u, ok := a.cfg.Index.Unit(h.UnitID); ok && u.Signature != "" {
