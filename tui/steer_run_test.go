@@ -171,6 +171,7 @@ func (s *screenRun) answer() {
 	}
 	if s.m.dialog != nil && s.m.dialog.req == req && !req.Answered() && !s.m.quitting {
 		s.t.Errorf("%s %s: the keys %v left the question open:\n%s", kind, req.ID, a.keys, ansi.Strip(s.m.View()))
+		s.r.Cancel() // nobody else will answer it
 	}
 }
 
