@@ -257,33 +257,40 @@ func activityText(m *Model) string {
 	return b.String()
 }
 
-// TestSteeringWhilePaused: the engineer pauses the run just before the
-// command's first round, steps it into the question, answers while
-// paused; the run stays paused after the answer and goes on when resumed,
-// to the second round.
+// TestSteeringWhilePaused: the engineer pauses the run just before a
+// question, steps it into the question and answers while paused: the run
+// stays paused after the answer and goes on when resumed, to the second
+// round. Once for the ranking (refused: the localizer searches again) and
+// once for a command.
 func TestSteeringWhilePaused(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays a whole run")
 	}
 	repo := sampleRepo(t)
 	s := startScreenRun(t, repo, run.Options{LocalizeModel: llm.NewScripted(loadScript(t, "localize3.json")),
-		ResolveModel: llm.NewScripted(loadScript(t, "steer.json"))}, map[string][]answer{"bash": {keys("r", "paused, but no", "enter")}})
-	state, resumed := "", false
+		ResolveModel: llm.NewScripted(loadScript(t, "steer.json"))},
+		map[string][]answer{"locations": {keys("r", "paused, but look again", "enter")}, "bash": {keys("r", "paused, but no", "enter")}})
+	var states []string
+	waiting := false // an answer was given while paused; the run must wait
 	sum := s.play(func(e event.Event) {
 		switch {
-		case e.Type == event.ModelReply && strings.Contains(e.Text, "Command, first round"):
-			s.m.Update(press("p")) // paused before the call that asks
-			s.m.Update(press("s")) // one call through: it asks
-		case e.Type == event.ToolResult && e.Tool != nil && e.Tool.Name == "bash" && !resumed:
-			state = ansi.Strip(s.m.state())
-			resumed = true
+		case e.Type == event.Shortlist && s.asked["locations"] == 0,
+			e.Type == event.ModelReply && strings.Contains(e.Text, "Command, first round"):
+			s.m.Update(press("p")) // paused before the call that leads to the question
+			s.m.Update(press("s")) // one call through: the question comes
+			waiting = true
+		case waiting && e.Type == event.ModelReply:
+			// After the answer the agent asked its model again; its next
+			// call waits at the gate until the engineer resumes.
+			states = append(states, ansi.Strip(s.m.state()))
+			waiting = false
 			s.m.Update(press("p"))
 		}
 	})
-	if !strings.Contains(state, "stepping") {
-		t.Errorf("after the answer the run was %q, want it still stepping", state)
+	if len(states) != 2 || !strings.Contains(states[0], "stepping") || !strings.Contains(states[1], "stepping") {
+		t.Errorf("after each answer the run was %q, want it still stepping", states)
 	}
-	if sum.Status != "submitted" || s.asked["bash"] != 2 {
+	if sum.Status != "submitted" || s.asked["locations"] != 2 || s.asked["bash"] != 2 {
 		t.Fatalf("status %s after %v questions: %s", sum.Status, s.asked, sum.Message)
 	}
 }
