@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"syscall"
@@ -74,6 +75,10 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		return runHelp(args, stdout, stderr)
 	}
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "version" {
+		fmt.Fprintln(stdout, version())
+		return 0
+	}
 	c, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "swe-adept: unknown command %q; run 'swe-adept help' for the list\n", args[0])
@@ -97,18 +102,68 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	var ue usageError
 	switch {
 	case err == nil:
-		return 0
 	case errors.Is(err, flag.ErrHelp):
 		printCommandHelp(stdout, c)
 		return 0
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "swe-adept %s: %v\nusage: swe-adept %s %s\nRun 'swe-adept help %s' for its flags.\n", c.name, err, c.name, c.usage, c.name)
-		return 2
 	default:
 		slog.Error("command failed", "command", c.name, "err", err)
 		fmt.Fprintf(stderr, "swe-adept %s: %v\n", c.name, err)
-		return 1
 	}
+	return exitCode(err)
+}
+
+// Exit statuses: 0 done, 1 failed, 2 a usage mistake, and exitCancelled
+// for a run or demo that was cancelled (q in the workbench, Ctrl-C,
+// SIGTERM, a closed terminal), as shells report an interrupted command
+// (128 + SIGINT), so a script can tell it from a failure and resume it.
+const exitCancelled = 130
+
+// cancelledError is a run that ended cancelled.
+type cancelledError struct{ msg string }
+
+func (e cancelledError) Error() string { return e.msg }
+
+// exitCode is the process's exit status for a command's error.
+func exitCode(err error) int {
+	var ue usageError
+	var ce cancelledError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		return 2
+	case errors.As(err, &ce):
+		return exitCancelled
+	}
+	return 1
+}
+
+// version is what --version prints: the module version the binary was
+// built as (a tag, or "(devel)" from a checkout), the commit it was built
+// from when known, and the Go release.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "swe-adept (version unknown: built without module information)"
+	}
+	v := "swe-adept " + nonEmptyStr(info.Main.Version, "(devel)")
+	var rev, modified string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value[:min(len(s.Value), 12)]
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = " with local changes"
+			}
+		}
+	}
+	if rev != "" {
+		v += " (commit " + rev + modified + ")"
+	}
+	return v + " " + info.GoVersion
 }
 
 // runHelp answers `swe-adept help [COMMAND]`.
@@ -159,7 +214,7 @@ func printHelp(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'swe-adept help <command>' or 'swe-adept <command> -h' for its flags.")
+	fmt.Fprintln(w, "\nRun 'swe-adept help <command>' or 'swe-adept <command> -h' for its flags; swe-adept --version says which build this is.")
 }
 
 // newFlags makes a flag set that reports mistakes as usage errors instead of

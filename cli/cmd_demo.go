@@ -22,9 +22,10 @@ func init() {
 	register(&command{
 		name:    "demo",
 		summary: "watch both agents fix a bug in a bundled sample repository (scripted model: no API key, no network)",
-		usage:   "[--speed 1.0] [--approve ask|auto|deny] [--headless] [--dir DIR]",
-		noRepo:  true,
-		flags:   declareOnly(declareDemoFlags),
+		usage: "[--speed 1.0] [--approve ask|auto|deny] [--headless] [--dir DIR | --repo DIR [--issue FILE|-]]\n" +
+			"         [--sandbox auto|strict|off] [--allow-net] [--allow-write PATH]...",
+		noRepo: true,
+		flags:  declareOnly(declareDemoFlags),
 		run: func(ctx context.Context, args []string) error {
 			return runDemo(ctx, args, os.Stdout, os.Stderr)
 		},
@@ -112,8 +113,24 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	var tty *os.File
+	if !f.headless {
+		ok := false
+		if tty, ok = workbenchTerminal(); !ok {
+			if err := noScreen("demo", f.approve, stderr); err != nil {
+				return err
+			}
+			if f.repo != "" && f.issue == "" {
+				return usagef("--repo without a terminal needs --issue FILE (or - for standard input)")
+			}
+			f.headless = true
+		}
+	}
+	if tty != nil {
+		defer tty.Close()
+	}
 	if f.repo != "" {
-		return demoOnRepo(ctx, f, stdout, stderr)
+		return demoOnRepo(ctx, f, tty, stdout, stderr)
 	}
 	dir, err := demoDir(f.dir)
 	if err != nil {
@@ -135,7 +152,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if f.headless {
 		return runHeadless(r, stdout, nil)
 	}
-	return demoScreen(ctx, r, notices, dir, stderr)
+	return demoScreen(ctx, r, tty, notices, dir, stderr)
 }
 
 // demoScripted is shown in every approval dialog of the demo: its script
@@ -194,12 +211,9 @@ func startDemo(ctx context.Context, f demoFlags, dir string, stderr io.Writer) (
 }
 
 // demoScreen shows the run in the workbench, then says where to look.
-func demoScreen(ctx context.Context, r *run.Run, notices []string, dir string, stderr io.Writer) error {
-	sum, err, werr := showRun(ctx, r, tui.Options{Title: "swe-adept demo", Notices: notices, ScriptedNote: demoScripted})
+func demoScreen(ctx context.Context, r *run.Run, tty *os.File, notices []string, dir string, stderr io.Writer) error {
+	sum, err, werr := showRun(ctx, r, onTerminal(tui.Options{Title: "swe-adept demo", Notices: notices, ScriptedNote: demoScripted}, tty))
 	fmt.Fprintf(textOut(stderr), "demo run %s: %s%s\nthe sample repository is at %s\n", sum.ID, sum.Status, patchNote(sum), dir)
-	if sum.Status == "cancelled" && ctx.Err() == nil {
-		return err // the engineer quit: not a failure of the demo
-	}
 	return errors.Join(err, werr, statusError(sum))
 }
 
@@ -207,7 +221,7 @@ func demoScreen(ctx context.Context, r *run.Run, notices []string, dir string, s
 // offline localizer searches it live, paced by --speed, and resolution
 // follows when a model is configured; without one the run stops after the
 // ranking, keeping it, and says how to go on.
-func demoOnRepo(ctx context.Context, f demoFlags, stdout, stderr io.Writer) error {
+func demoOnRepo(ctx context.Context, f demoFlags, tty *os.File, stdout, stderr io.Writer) error {
 	if err := checkDir("--repo", f.repo); err != nil {
 		return err
 	}
@@ -215,7 +229,7 @@ func demoOnRepo(ctx context.Context, f demoFlags, stdout, stderr io.Writer) erro
 	var err error
 	if f.issue == "" {
 		// The workbench asks for it.
-		issue, err = tui.AskIssue(ctx, "swe-adept demo · issue for "+f.repo)
+		issue, err = tui.AskIssue(ctx, "swe-adept demo · issue for "+f.repo, tty)
 	} else {
 		issue, err = readIssue(f.issue, os.Stdin)
 	}
@@ -251,7 +265,7 @@ func demoOnRepo(ctx context.Context, f demoFlags, stdout, stderr io.Writer) erro
 	if f.headless {
 		return runHeadless(r, stdout, opts.Confidential.Values)
 	}
-	return runScreen(ctx, r, stderr)
+	return runScreen(ctx, r, tty, stderr)
 }
 
 // paced slows a model down to the demo's speed, so a search that takes

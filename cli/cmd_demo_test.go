@@ -191,8 +191,12 @@ func TestDemoBranchesOnEveryAnswer(t *testing.T) {
 				t.Errorf("the path made no call with %s", tc.call)
 			}
 			sum, err := r.Wait()
-			if err != nil || sum.Status != "submitted" {
-				t.Fatalf("status %s err %v: %s", sum.Status, err, sum.Message)
+			want := "submitted"
+			if tc.merged == "" {
+				want = "submitted_unmerged" // a refused merge is no solution
+			}
+			if err != nil || sum.Status != want {
+				t.Fatalf("status %s err %v, want %s: %s", sum.Status, err, want, sum.Message)
 			}
 			if !strings.HasPrefix(sum.Stat, tc.files) {
 				t.Errorf("patch %q, want %s", sum.Stat, tc.files)

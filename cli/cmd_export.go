@@ -16,8 +16,8 @@ import (
 func init() {
 	register(&command{
 		name:    "export",
-		summary: "write a saved run as an SWE-agent trajectory, LocAgent locations or an SWE-bench prediction",
-		usage:   "RUN --format swe-agent|locagent|swe-bench [--repo DIR] [--out FILE] [--instance-id ID] [--model-name NAME]",
+		summary: "write a saved run as an SWE-agent trajectory, LocAgent locations, an SWE-bench prediction or a replayable script",
+		usage:   "RUN --format " + strings.Join(export.Formats, "|") + " [--repo DIR] [--out FILE] [--instance-id ID] [--model-name NAME]",
 		flags:   exportFlags(),
 	})
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/localize"
 	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/internal/atomicfile"
 )
 
 func init() {
@@ -90,10 +91,12 @@ func runLocalizeTo(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := explicitModel(set, f.models.model); err != nil {
 		return err
 	}
+	var kept *keptRun // set when the ranking is kept among the runs
 	if f.out == "" {
 		if f.out, err = localizeOut(ctx, f.repo); err != nil {
 			return err
 		}
+		kept = &keptRun{dir: filepath.Dir(f.out), meta: runfolder.Meta{Repo: f.repo, Issue: issue, Started: time.Now().UTC()}}
 	}
 	ix, err := buildIndexWithProgress(ctx, f.repo, os.Stderr)
 	if err != nil {
@@ -109,11 +112,15 @@ func runLocalizeTo(ctx context.Context, args []string, stdout io.Writer) error {
 		fmt.Fprintln(errOut, notice)
 	}
 	fmt.Fprintf(errOut, "localizing with %s\n", model.Name())
+	if err := kept.start(model.Name()); err != nil {
+		return err
+	}
 	bus := event.NewBus(nil)
 	done := printSteps(bus.Subscribe(), errOut)
 	loc, runErr := localize.Run(ctx, localize.Config{Index: ix, Searcher: s, Model: model, Bus: bus, Issue: issue, MaxIterations: f.iterations})
 	bus.Close()
 	done.Wait()
+	kept.finish(loc, runErr)
 	if loc == nil || (runErr != nil && len(loc.Files) == 0 && len(loc.Functions) == 0) {
 		// Nothing was found: keep whatever an earlier run left at --out.
 		return runErr
@@ -213,4 +220,42 @@ func localizeOut(ctx context.Context, repo string) (string, error) {
 		return "", fmt.Errorf("locations folder: %w", err)
 	}
 	return filepath.Join(dir, "locations.json"), nil
+}
+
+// keptRun is a localize whose ranking is kept among the repository's runs:
+// it gets the run.json and summary.json of a run that stopped after
+// localization, so 'swe-adept runs' lists it as such, with its start time.
+type keptRun struct {
+	dir  string
+	meta runfolder.Meta
+}
+
+func (k *keptRun) start(model string) error {
+	if k == nil {
+		return nil
+	}
+	k.meta.ID, k.meta.Localize, k.meta.Model = filepath.Base(k.dir), model, "none"
+	if abs, err := filepath.Abs(k.meta.Repo); err == nil {
+		k.meta.Repo = abs
+	}
+	return atomicfile.WriteJSON(filepath.Join(k.dir, runfolder.MetaFile), k.meta)
+}
+
+// finish writes the summary: localized with the ranking, or failed.
+func (k *keptRun) finish(loc *localize.Locations, runErr error) {
+	if k == nil {
+		return
+	}
+	end := time.Now().UTC()
+	sum := runfolder.Summary{ID: k.meta.ID, Status: runfolder.Localized, RunDir: k.dir, Started: k.meta.Started, Ended: end,
+		Seconds: end.Sub(k.meta.Started).Seconds()}
+	if loc != nil {
+		sum.Files, sum.Functions, sum.Localize = loc.Files, loc.Functions, loc.Usage
+	}
+	if runErr != nil {
+		sum.Status, sum.Message = "failed", runErr.Error()
+	}
+	if err := atomicfile.WriteJSON(filepath.Join(k.dir, runfolder.SummaryFile), sum); err != nil {
+		slog.Warn("save the localize summary", "dir", k.dir, "err", err)
+	}
 }

@@ -106,17 +106,21 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err != nil {
 		return err
 	}
+	var tty *os.File
+	screen := false
+	if !f.headless {
+		if tty, screen = workbenchTerminal(); !screen {
+			if err := noScreen("run", f.approve, stderr); err != nil {
+				return err
+			}
+		}
+	}
+	if tty != nil {
+		defer tty.Close()
+	}
 	opts, err := runOptions(f, stdin)
 	if err != nil {
 		return err
-	}
-	screen := !f.headless && isTerminal(os.Stdout) && isTerminal(os.Stdin)
-	if !f.headless && !screen {
-		fmt.Fprintln(stderr, "swe-adept run: no terminal for the screen; running headless (events as JSON lines)")
-		if opts.Approve == "ask" {
-			opts.Approve = "auto"
-			fmt.Fprintln(stderr, "swe-adept run: nobody can answer approvals without the screen; using --approve auto")
-		}
 	}
 	r, err := run.Start(ctx, opts)
 	if err != nil {
@@ -124,7 +128,7 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	warnUnconfined(stderr, r, opts)
 	if screen {
-		return runScreen(ctx, r, stderr)
+		return runScreen(ctx, r, tty, stderr)
 	}
 	return runHeadless(r, stdout, opts.Confidential.Values)
 }
@@ -180,13 +184,13 @@ func runOptions(f runFlags, stdin io.Reader) (run.Options, error) {
 		return opts, scriptOrModelError("--script-resolve", f.scriptResolve, err)
 	}
 	switch {
-	case opts.Locations != nil || f.resume != "":
+	case opts.Locations != nil:
 	case f.scriptLocalize != "":
 		// A script needs no index: load it now so a bad file fails at once.
 		if opts.LocalizeModel, _, err = set.LocalizationModel(nil, nil); err != nil {
 			return opts, scriptOrModelError("--script-localize", f.scriptLocalize, err)
 		}
-	default:
+	default: // a resumed run localizes again when its ranking was refused
 		opts.Localizer = func(ix *index.Index) (llm.Model, string, error) {
 			return set.LocalizationModel(ix, nil)
 		}
@@ -195,14 +199,24 @@ func runOptions(f runFlags, stdin io.Reader) (run.Options, error) {
 }
 
 // runScreen draws the run in the workbench until it ends or the engineer
-// quits (which cancels it), then reports where the patch is.
-func runScreen(ctx context.Context, r *run.Run, stderr io.Writer) error {
-	sum, err, werr := showRun(ctx, r, tui.Options{Title: "swe-adept " + r.ID})
+// quits (which cancels it), then reports where the patch is. tty, when
+// set, is the terminal to draw on instead of standard input and output.
+func runScreen(ctx context.Context, r *run.Run, tty *os.File, stderr io.Writer) error {
+	sum, err, werr := showRun(ctx, r, onTerminal(tui.Options{Title: "swe-adept " + r.ID}, tty))
 	fmt.Fprintf(textOut(stderr), "run %s: %s, %d tokens, %s%s\n", sum.ID, sum.Status, sum.Tokens, sum.Cost, patchNote(sum))
 	if err != nil || werr != nil {
 		return errors.Join(err, werr)
 	}
 	return statusError(sum)
+}
+
+// onTerminal has the workbench draw on tty and read its keys there, when
+// it is set.
+func onTerminal(o tui.Options, tty *os.File) tui.Options {
+	if tty != nil {
+		o.Input, o.Output = tty, tty
+	}
+	return o
 }
 
 func writeEvent(w io.Writer, e event.Event, secrets []string) error {
@@ -215,14 +229,15 @@ func writeEvent(w io.Writer, e event.Event, secrets []string) error {
 }
 
 func patchNote(s runfolder.Summary) string {
-	if s.Patch == "" {
+	switch {
+	case s.Patch == "":
 		return "; no patch"
+	case s.Applied:
+		return "; patch " + s.Patch + " (applied to your checkout)"
+	case s.Status == runfolder.SubmittedUnmerged:
+		return "; patch " + s.Patch + " (the agent's unmerged work, to read: not a solution)"
 	}
-	note := "; patch " + s.Patch
-	if s.Applied {
-		note += " (applied to your checkout)"
-	}
-	return note
+	return "; patch " + s.Patch
 }
 
 // knownRun checks that --resume names a run of the repository, before

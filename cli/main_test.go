@@ -22,6 +22,8 @@ func TestCLIErrors(t *testing.T) {
 		{"help for an unknown command", []string{"help", "nosuch"}, 2, `unknown command "nosuch"`, ""},
 		{"unknown flag", []string{"hyp", "--bogus"}, 2, "flag provided but not defined: -bogus", ""},
 		{"run id escaping the repository", []string{"hyp", "plan", "log_insight", "x", "--run", "../../evil"}, 2, "--run", ""},
+		{"version", []string{"--version"}, 0, "", "swe-adept "},
+		{"version command", []string{"version"}, 0, "", " go1."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

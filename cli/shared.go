@@ -84,6 +84,38 @@ func (p *progressLine) clear() {
 	}
 }
 
+// openTTY opens the process's controlling terminal; tests replace it to
+// run as a process without one.
+var openTTY = func() (*os.File, error) { return os.OpenFile("/dev/tty", os.O_RDWR, 0) }
+
+// workbenchTerminal is where the workbench draws and reads its keys: the
+// process's own terminal when standard input and output are one (tty nil),
+// else /dev/tty when the process has a controlling terminal (the issue
+// piped in, the output sent to a file). ok is false without any terminal.
+func workbenchTerminal() (tty *os.File, ok bool) {
+	if isTerminal(os.Stdin) && isTerminal(os.Stdout) {
+		return nil, true
+	}
+	f, err := openTTY()
+	if err != nil {
+		return nil, false
+	}
+	return f, true
+}
+
+// noScreen is what a command that wanted the workbench does without any
+// terminal: in ask mode it refuses to start, since nobody could answer and
+// answering for the engineer is not its to do; with a policy it prints the
+// events as JSON lines, and says so.
+func noScreen(cmd, approve string, stderr io.Writer) error {
+	if approve == "ask" {
+		return usagef("no terminal to ask you on (standard input and output are not one, and there is no /dev/tty): " +
+			"pass --headless to run without the screen, where --approve auto or deny answers every question by that policy")
+	}
+	fmt.Fprintf(stderr, "swe-adept %s: no terminal for the screen; running headless (events as JSON lines)\n", cmd)
+	return nil
+}
+
 func isTerminal(f *os.File) bool {
 	if f == nil {
 		return false
@@ -124,12 +156,12 @@ func statusError(s runfolder.Summary) error {
 		return fmt.Errorf("run %s ended with %s, and your checkout was NOT put back: %s", s.ID, s.Status, s.CheckoutError)
 	case s.Status == "submitted" && s.Patch == "":
 		return fmt.Errorf("run %s: the agent submitted no changes (the patch is empty)", s.ID)
-	case s.Status == "submitted", s.Status == run.Localized:
+	case s.Status == "submitted", s.Status == runfolder.Localized:
 		return nil
 	case s.Status == "cancelled" && s.InPlace:
-		return fmt.Errorf("run %s cancelled; your checkout was put back and checked; resume it with: swe-adept run --resume %s", s.ID, s.ID)
+		return cancelledError{fmt.Sprintf("run %s cancelled; your checkout was put back and checked; resume it with: swe-adept run --resume %s", s.ID, s.ID)}
 	case s.Status == "cancelled":
-		return fmt.Errorf("run %s cancelled; resume it with: swe-adept run --resume %s", s.ID, s.ID)
+		return cancelledError{fmt.Sprintf("run %s cancelled; resume it with: swe-adept run --resume %s", s.ID, s.ID)}
 	}
 	if s.Message != "" {
 		return fmt.Errorf("run %s ended with %s: %s", s.ID, s.Status, s.Message)

@@ -140,8 +140,10 @@ func (a *activityPane) scroll(delta int) {
 	a.offset = max(min(a.offset-delta, len(a.log)-1), 0)
 }
 
-// meters is one line per agent: tokens, calls and cost.
-func (a *activityPane) meters(st Styles) []string {
+// meters is one line per agent, w cells wide: its cost and how full its
+// context is, always whole; then its tokens, calls and what it is doing,
+// as they fit.
+func (a *activityPane) meters(st Styles, w int) []string {
 	agents := map[string]bool{}
 	for ag := range a.usage {
 		agents[ag] = true
@@ -151,20 +153,51 @@ func (a *activityPane) meters(st Styles) []string {
 	}
 	var out []string
 	for _, ag := range slices.Sorted(maps.Keys(agents)) {
-		line := st.agent(ag).Render(fmt.Sprintf("%-8s", ag))
-		if u, ok := a.usage[ag]; ok {
-			line += fmt.Sprintf(" %s tok · %d calls · %s%s", tokens(u.PromptTokens+u.CompletionTokens), u.Calls, cost(u.Cost, u.Priced), contextUse(u))
+		for level := 0; ; level++ {
+			line, last := a.meter(st, ag, level)
+			if last || ansi.StringWidth(line) <= w {
+				out = append(out, line)
+				break
+			}
 		}
-		if _, ok := a.busy[ag]; ok {
-			line += " " + st.Current.Render(a.spin.View()+" "+a.busyText(ag))
-		}
-		out = append(out, line)
 	}
 	return out
 }
 
+// meter is one agent's line, shortened by level: 1 drops the calls, 2 the
+// cached tokens, 3 the tokens, 4 shortens the agent's name, 5 what it is
+// doing to its spinner. last reports the shortest.
+func (a *activityPane) meter(st Styles, ag string, level int) (line string, last bool) {
+	name := fmt.Sprintf("%-8s", ag)
+	if level >= 4 {
+		name = ag[:min(3, len(ag))]
+	}
+	line = st.agent(ag).Render(name)
+	if u, ok := a.usage[ag]; ok {
+		if level < 3 {
+			line += " " + tokens(u.PromptTokens+u.CompletionTokens) + " tok ·"
+		}
+		if level < 1 {
+			line += fmt.Sprintf(" %d %s ·", u.Calls, plural(u.Calls, "call", "calls"))
+		}
+		line += " " + cost(u.Cost, u.Priced)
+		if level < 2 {
+			line += cachedUse(u)
+		}
+		line += contextUse(u)
+	}
+	if _, ok := a.busy[ag]; ok {
+		what := " " + a.busyText(ag)
+		if level >= 5 {
+			what = ""
+		}
+		line += " " + st.Current.Render(a.spin.View()+what)
+	}
+	return line, level >= 5
+}
+
 func (a *activityPane) view(st Styles, r rect) []string {
-	head := a.meters(st)
+	head := a.meters(st, r.w)
 	if len(head) > 0 {
 		head = append(head, st.Dim.Render(strings.Repeat("─", r.w)))
 	}
@@ -196,11 +229,12 @@ func (a *activityPane) rows(st Styles, l logLine, w int) []string {
 		return []string{fit(first, w)}
 	}
 	indent := 13
-	lines := strings.Split(ansi.Wordwrap(first, w, ""), "\n")
+	lines := strings.Split(ansi.Wordwrap(holdHyphens(first), w, ""), "\n")
 	if len(lines) == 1 {
 		return []string{fit(first, w)}
 	}
-	rest := ansi.Wordwrap(strings.Join(lines[1:], " "), w-indent, "")
+	rest := releaseHyphens(ansi.Wrap(strings.Join(lines[1:], " "), w-indent, ""))
+	lines[0] = releaseHyphens(lines[0])
 	out := []string{fit(lines[0], w)}
 	for _, r := range strings.Split(rest, "\n") {
 		if len(out) == maxWrap {
@@ -257,20 +291,24 @@ func tokens(n int) string {
 	return fmt.Sprint(n)
 }
 
+// cachedUse is the prompt tokens read from the cache: " (1.2k cached)".
+func cachedUse(u event.UsageInfo) string {
+	if u.CachedTokens == 0 {
+		return ""
+	}
+	return " (" + tokens(u.CachedTokens) + " cached)"
+}
+
 // contextUse is how full the agent's context was on its last call:
 // " · ctx 41.2k/400.0k", or " · ctx 41.2k" when the window is unknown.
 func contextUse(u event.UsageInfo) string {
-	cached := ""
-	if u.CachedTokens > 0 {
-		cached = " (" + tokens(u.CachedTokens) + " cached)"
-	}
 	switch {
 	case u.Context == 0:
-		return cached
+		return ""
 	case u.Window > 0:
-		return fmt.Sprintf("%s · ctx %s/%s", cached, tokens(u.Context), tokens(u.Window))
+		return fmt.Sprintf(" · ctx %s/%s", tokens(u.Context), tokens(u.Window))
 	}
-	return cached + " · ctx " + tokens(u.Context)
+	return " · ctx " + tokens(u.Context)
 }
 
 // cost prints dollars, or "unpriced" for a model without a price: never a

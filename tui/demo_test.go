@@ -104,10 +104,50 @@ func TestDemoProgram(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 	fm := tm.FinalModel(t).(*Model)
-	if fm.hyps.plan.Merged == "" || len(fm.answered) != 3 {
-		t.Fatalf("merged %q after %d answered approvals, want 3 (locations, revert, merge)", fm.hyps.plan.Merged, len(fm.answered))
+	if fm.hyps.plan.Merged == "" || fm.answers != 3 {
+		t.Fatalf("merged %q after %d answered approvals, want 3 (locations, revert, merge)", fm.hyps.plan.Merged, fm.answers)
 	}
 	if sum, err := r.Wait(); err != nil || sum.Status != "submitted" {
 		t.Fatalf("run ended %s: %v", sum.Status, err)
+	}
+}
+
+// TestDemoProgramRefuseTheRanking runs the demo in a real program: the
+// engineer refuses the ranked locations with a reason, sees the second
+// ranking's dialog, approves it and everything after, and the run ends
+// submitted.
+func TestDemoProgramRefuseTheRanking(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the whole demo")
+	}
+	r := startDemo(t, "ask")
+	defer func() { r.Cancel(); _, _ = r.Wait() }() // the run folder is removed after the run ends
+	m := New(Options{Events: r.Events(), Gate: r.Gate(), Cancel: r.Cancel, NoColor: true, Title: "demo"})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	long := teatest.WithDuration(3 * time.Minute)
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("Resolve the issue at these locations?")) }, long)
+	tm.Type("r")
+	tm.Type("look below Cart.total again")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("localizer searched again")) }, long)
+	stop := make(chan struct{})
+	go func() { // approve the second ranking and every later question
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("a")})
+			}
+		}
+	}()
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("done: submitted")) }, long)
+	close(stop)
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	if fm := tm.FinalModel(t).(*Model); fm.answers != 4 {
+		t.Errorf("%d questions answered, want 4 (two rankings, the revert, the merge)", fm.answers)
 	}
 }

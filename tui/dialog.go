@@ -17,10 +17,12 @@ import (
 type dialogMode int
 
 const (
-	modeAsk    dialogMode = iota // a / c / r
+	modeAsk    dialogMode = iota // a / c / r (and A / e for a command)
 	modeChoose                   // pick one of req.Options
-	modeReason                   // type why the request is refused
+	modeReason                   // type what the agent should do instead (a refusal)
 	modeAdd                      // type a location to add (edit_locations)
+	modeAllow                    // edit the prefix no longer asked about (bash)
+	modeEdit                     // edit the command to run instead (bash)
 )
 
 // dialog is the modal approval dialog. It holds the request until the
@@ -33,7 +35,8 @@ type dialog struct {
 	input  textinput.Model
 	locs   []string // edit_locations: the list being edited
 	orig   []string
-	scroll int // lines of the detail scrolled
+	scroll int    // lines of the detail scrolled
+	notice string // why the last input was not taken (a location that does not exist)
 }
 
 func newDialog(req *event.ApprovalRequest) *dialog {
@@ -67,21 +70,27 @@ func (d *dialog) editing() bool { return d.req.Action == "edit_locations" }
 // key handles one key; it returns the reply once the engineer has answered.
 func (d *dialog) key(k KeyMap, msg tea.KeyMsg) (*event.Reply, tea.Cmd) {
 	switch d.mode {
-	case modeReason, modeAdd:
+	case modeReason, modeAdd, modeAllow, modeEdit:
 		return d.inputKey(k, msg)
 	case modeChoose:
 		return d.chooseKey(k, msg), nil
 	}
+	d.notice = ""
 	if d.editing() {
 		return d.editKey(k, msg)
+	}
+	if d.req.Action == "bash" {
+		if rep, cmd, ok := d.commandKey(k, msg); ok {
+			return rep, cmd
+		}
 	}
 	switch {
 	case key.Matches(msg, k.Approve):
 		return &event.Reply{Decision: event.Approve}, nil
-	case key.Matches(msg, k.Choose) && len(d.req.Options) > 0:
+	case key.Matches(msg, k.Choose) && d.choosable():
 		d.mode = modeChoose
 	case key.Matches(msg, k.Refuse):
-		return nil, d.startInput(modeReason, "why not? the agent reads this")
+		return nil, d.startRefusal()
 	case key.Matches(msg, k.Down):
 		d.scroll++
 	case key.Matches(msg, k.Up):
@@ -90,12 +99,20 @@ func (d *dialog) key(k KeyMap, msg tea.KeyMsg) (*event.Reply, tea.Cmd) {
 	return nil, nil
 }
 
-func (d *dialog) startInput(mode dialogMode, placeholder string) tea.Cmd {
+// startInput opens the text input for mode, holding value to edit.
+func (d *dialog) startInput(mode dialogMode, placeholder, value string) tea.Cmd {
 	d.mode = mode
 	d.input.Reset()
 	d.input.Placeholder = placeholder
+	d.input.SetValue(value)
+	d.input.CursorEnd()
 	return d.input.Focus()
 }
+
+// refusePrompt is what a refusal asks for: the answer the agent reads.
+const refusePrompt = "what should it do instead? the agent reads this"
+
+func (d *dialog) startRefusal() tea.Cmd { return d.startInput(modeReason, refusePrompt, "") }
 
 func (d *dialog) inputKey(k KeyMap, msg tea.KeyMsg) (*event.Reply, tea.Cmd) {
 	switch msg.Type {
@@ -105,24 +122,69 @@ func (d *dialog) inputKey(k KeyMap, msg tea.KeyMsg) (*event.Reply, tea.Cmd) {
 		return nil, nil
 	case tea.KeyEnter:
 		text := strings.TrimSpace(d.input.Value())
-		d.input.Blur()
 		mode := d.mode
+		if mode == modeAllow && text == "" {
+			d.notice = "give the prefix of the commands to allow, or esc"
+			return nil, nil
+		}
+		d.input.Blur()
 		d.mode = modeAsk
-		if mode == modeReason {
-			if text == "" {
-				text = "refused by the engineer"
-			}
-			return &event.Reply{Decision: event.Refuse, Reason: text}, nil
-		}
-		if text != "" {
-			d.locs = append(d.locs, text)
-			d.choice = len(d.locs) - 1
-		}
-		return nil, nil
+		return d.entered(mode, text)
 	}
 	var cmd tea.Cmd
 	d.input, cmd = d.input.Update(visibleKey(msg))
 	return nil, cmd
+}
+
+// entered turns the text typed in mode into a reply, or, for a location,
+// into the check that adds it.
+func (d *dialog) entered(mode dialogMode, text string) (*event.Reply, tea.Cmd) {
+	switch mode {
+	case modeReason:
+		if text == "" {
+			text = "refused by the engineer"
+		}
+		return &event.Reply{Decision: event.Refuse, Reason: text}, nil
+	case modeAllow:
+		return &event.Reply{Decision: event.Choose, Choice: "always: " + text}, nil
+	case modeEdit:
+		if text == "" || text == d.req.Target {
+			return nil, nil // nothing else to run: the question stays open
+		}
+		return &event.Reply{Decision: event.Choose, Choice: text}, nil
+	}
+	if text == "" {
+		return nil, nil
+	}
+	if !d.req.Checks() {
+		d.added(text, nil) // nothing to vet it with: no I/O, so no command
+		return nil, nil
+	}
+	return nil, d.checkLocation(text)
+}
+
+// checkLocation vets a location the engineer typed with the run's own
+// check, off the UI goroutine; locationChecked brings the verdict back.
+func (d *dialog) checkLocation(loc string) tea.Cmd {
+	req := d.raw
+	return func() tea.Msg { return locationChecked{req: req, loc: loc, err: req.CheckItem(loc)} }
+}
+
+// locationChecked is the run's verdict on a location typed in a dialog.
+type locationChecked struct {
+	req *event.ApprovalRequest
+	loc string
+	err error
+}
+
+// added takes a checked location into the list, or says why not.
+func (d *dialog) added(loc string, err error) {
+	if err != nil {
+		d.notice = "not added: " + err.Error()
+		return
+	}
+	d.locs = append(d.locs, loc)
+	d.choice = len(d.locs) - 1
 }
 
 func (d *dialog) chooseKey(k KeyMap, msg tea.KeyMsg) *event.Reply {
@@ -147,9 +209,9 @@ func (d *dialog) editKey(k KeyMap, msg tea.KeyMsg) (*event.Reply, tea.Cmd) {
 		// Both send the list as it stands: approving must not drop edits.
 		return d.editReply(), nil
 	case key.Matches(msg, k.Refuse):
-		return nil, d.startInput(modeReason, "why not? the agent reads this")
+		return nil, d.startRefusal()
 	case key.Matches(msg, k.Add):
-		return nil, d.startInput(modeAdd, "path:Qualified.name or path")
+		return nil, d.startInput(modeAdd, "path:Qualified.name or path", "")
 	case key.Matches(msg, k.Up):
 		d.choice = max(d.choice-1, 0)
 	case key.Matches(msg, k.Down):
@@ -181,7 +243,7 @@ func (d *dialog) headline() string {
 	case "revert_to":
 		return "Revert to checkpoint " + d.req.Target + "?"
 	case "merge_solution":
-		return "Merge " + d.req.Target + " as the solution?"
+		return "Merge " + shortBranch(d.req.Target) + " as the solution?"
 	case "bash":
 		return "Run this command?"
 	case "edit_locations":
@@ -193,7 +255,10 @@ func (d *dialog) headline() string {
 // view draws the dialog's body lines for width w and height h; note, if
 // set, is a warning shown under the headline.
 func (d *dialog) view(st Styles, k KeyMap, note string, w, h int) []string {
-	out := []string{st.DialogTitle.Render("Approval: " + d.headline())}
+	var out []string
+	for _, l := range wrapHard("Approval: "+d.headline(), w) {
+		out = append(out, st.DialogTitle.Render(l))
+	}
 	for _, l := range wrap(note, w) {
 		if l != "" {
 			out = append(out, st.Note.Render(l))
@@ -264,25 +329,45 @@ func (d *dialog) pick(st Styles, on bool, s string) string {
 }
 
 func (d *dialog) footer(st Styles, k KeyMap, w int) []string {
+	out := []string{""}
+	if d.notice != "" {
+		out = append(out, wrapHard(st.StatusWarn.Render(d.notice), w)...)
+	}
 	switch d.mode {
-	case modeReason, modeAdd:
-		return []string{"", fit(d.input.View(), w), st.Dim.Render("enter send · esc back")}
+	case modeReason, modeAdd, modeAllow, modeEdit:
+		return append(out, st.Bold.Render(inputTitles[d.mode]), fit(d.input.View(), w), st.Dim.Render("enter send · esc back"))
 	case modeChoose:
-		return []string{"", st.Dim.Render("↑/↓ pick · enter choose · esc back")}
+		return append(out, st.Dim.Render("↑/↓ pick · enter choose · esc back"))
 	}
 	var parts []string
 	for _, b := range d.keys(k) {
 		parts = append(parts, st.StatusKey.Render(b.Help().Key)+" "+b.Help().Desc)
 	}
-	return append([]string{""}, joinWrapped(parts, " · ", w)...)
+	return append(out, joinWrapped(parts, " · ", w)...)
 }
 
-// keys is the keys the dialog answers to in its main mode.
+// inputTitles say what the text input is for.
+var inputTitles = map[dialogMode]string{
+	modeReason: "Refuse, and tell it what to do instead:",
+	modeAdd:    "Add a location:",
+	modeAllow:  "Approve, and don't ask again for commands starting with:",
+	modeEdit:   "Run this command instead:",
+}
+
+// keys is the keys the dialog answers to in its main mode, the answers
+// first.
 func (d *dialog) keys(k KeyMap) []key.Binding {
 	var out []key.Binding
-	for _, b := range k.dialogHelp(d.editing()) {
-		if b.Help() == k.Choose.Help() && len(d.req.Options) == 0 {
+	for _, b := range k.dialogHelp(d.req.Action) {
+		switch {
+		case b.Help() == k.Choose.Help() && !d.choosable():
 			continue // nothing to choose from
+		case b.Help() == k.Always.Help():
+			p := d.prefix()
+			if p == "" {
+				continue // a compound command has no prefix to allow
+			}
+			b.SetHelp(b.Help().Key, fmt.Sprintf("approve, don't ask again for %q", p+" …"))
 		}
 		out = append(out, b)
 	}
@@ -305,6 +390,12 @@ func joinWrapped(parts []string, sep string, w int) []string {
 		line += p
 	}
 	return append(out, fit(line, w))
+}
+
+// wrapHard breaks s into lines of at most w cells, on spaces where it can
+// and inside a word longer than a line.
+func wrapHard(s string, w int) []string {
+	return strings.Split(releaseHyphens(ansi.Wrap(holdHyphens(s), max(w, 1), "")), "\n")
 }
 
 // wrap breaks s into lines of at most w cells on spaces.

@@ -38,11 +38,11 @@ func (m *markdown) render(src string, width int) string {
 		}
 		m.byWidth[width] = r
 	}
-	out, err := r.Render(markdownSource(src))
+	out, err := r.Render(holdHyphens(markdownSource(src)))
 	if err != nil {
 		return termtext.Clean(src)
 	}
-	return strings.Trim(renderedMarkdown(out), "\n")
+	return strings.Trim(releaseHyphens(renderedMarkdown(out)), "\n")
 }
 
 // diffContent is what the diff pane shows: a patch or a markdown text.

@@ -62,7 +62,7 @@ func (m *Model) apply(e event.Event) {
 	case event.ApprovalDone:
 		m.approvalDone(e)
 	case event.Message:
-		m.act.add(e, e.Text, "note")
+		m.message(e)
 	case event.Usage:
 		m.act.setUsage(e.Agent, e.Usage)
 	case event.Error:
@@ -70,6 +70,15 @@ func (m *Model) apply(e event.Event) {
 		m.act.add(e, "error: "+e.Text, "error")
 	case event.Done:
 		m.finish(e)
+	}
+}
+
+// message logs a note; one delivering the engineer's prune to the search
+// marks the unit pruned (in a replay too).
+func (m *Model) message(e event.Event) {
+	m.act.add(e, e.Text, "note")
+	if id, ok := strings.CutPrefix(e.Text, "note delivered: prune "); ok {
+		m.tree.pruned[strings.TrimSpace(id)] = true
 	}
 }
 
@@ -156,14 +165,16 @@ func (m *Model) addDiff(e event.Event) {
 }
 
 // approval queues a request for the engineer. A replayed request has no
-// one waiting for it, so it is only logged.
+// one waiting for it, so it is only logged; so is one a policy answered
+// before the screen saw it. Every other request is shown, whatever its id:
+// a run blocked on a question the screen does not show would hang.
 func (m *Model) approval(e event.Event) {
 	req := e.Approval
 	if req == nil {
 		return
 	}
 	m.act.add(e, fmt.Sprintf("asks to %s %s", req.Action, req.Target), "note")
-	if m.opts.Replay || m.answered[req.ID] {
+	if m.opts.Replay || req.Answered() {
 		return
 	}
 	m.queue = append(m.queue, req)
@@ -185,16 +196,15 @@ func (m *Model) approvalDone(e event.Event) {
 	if req == nil {
 		return
 	}
-	m.answered[req.ID] = true
 	if req.Reply != nil {
 		m.act.add(e, fmt.Sprintf("%s %s: %s %s%s", req.Action, req.Target, req.Reply.Decision, req.Reply.Choice, reason(req.Reply)), "note")
 	}
-	if m.dialog != nil && m.dialog.req.ID == req.ID {
+	if m.dialog != nil && m.dialog.req.Same(req) {
 		m.dialog = nil
 		m.nextDialog()
 	}
 	for i, q := range m.queue {
-		if q.ID == req.ID {
+		if q.Same(req) {
 			m.queue = append(m.queue[:i], m.queue[i+1:]...)
 			break
 		}
@@ -211,6 +221,8 @@ func reason(r *event.Reply) string {
 func (m *Model) finish(e event.Event) {
 	m.run.done = e.Done
 	m.act.busy = map[string]string{}
+	// Nobody waits for an answer any more: a dialog left open would ask in vain.
+	m.dialog, m.queue = nil, nil
 	if e.Done == nil {
 		return
 	}

@@ -41,7 +41,7 @@ func TestFlow(t *testing.T) {
 		}
 	}
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-		return bytes.Contains(b, []byte("Merge swe-adept/r20261122/H2 as the solution?"))
+		return bytes.Contains(b, []byte("Merge H2 as the solution?"))
 	}, teatest.WithDuration(10*time.Second))
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("a")})
 	if rep := answerOf(t, req); rep.Decision != event.Approve {

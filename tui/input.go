@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -25,6 +26,11 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return tea.Batch(cmds...)
 	}
 	m.flash = "" // a status message lasts until the next key
+	armed := m.armed
+	m.armed = "" // so does a pending x or t: only the same key, next, confirms it
+	if m.focus == paneTree && (key.Matches(msg, m.keys.Prune) || key.Matches(msg, m.keys.Prefer)) {
+		m.armed = armed
+	}
 	switch {
 	case m.noting:
 		return m.noteKey(msg)
@@ -158,10 +164,8 @@ func (m *Model) dialogKey(msg tea.KeyMsg) tea.Cmd {
 	if rep == nil {
 		return cmd
 	}
-	req := m.dialog.req
-	if !m.answered[req.ID] {
-		m.answered[req.ID] = true
-		req.Answer(*rep)
+	if m.dialog.req.Answer(*rep) {
+		m.answers++
 	}
 	m.dialog = nil
 	m.nextDialog()
@@ -276,8 +280,7 @@ func (m *Model) selectHypRow() {
 // followRun goes back to showing each new diff as the run makes it.
 func (m *Model) followRun() {
 	m.diff.follow = true
-	m.tree.follow = true
-	m.tree.cursor = m.tree.indexOf(m.tree.current)
+	m.tree.followCurrent()
 	m.hyps.follow = true
 	m.hyps.setPlan(m.hyps.plan)
 	if info, ok := m.diff.lookup(m.diff.latest); ok {
@@ -301,17 +304,29 @@ func (m *Model) showFinal() {
 
 // steerSearch asks the localizer, through a note, to prune the selected
 // unit (stop following it and leave it out of the ranking) or to rank it
-// first. The offline localizer obeys such notes; a model reads them.
+// first. The offline localizer obeys such notes; a model reads them. The
+// first press names the unit in the status line; pressing the same key
+// again acts on that unit, and any other key lets it go.
 func (m *Model) steerSearch(prune bool) {
 	n := m.tree.selected()
 	if n == nil || m.opts.Gate == nil || !m.live() {
 		return
 	}
-	verb, said := "prefer", "rank first: "
+	verb, said := "prefer", "rank first"
 	if prune {
-		verb, said = "prune", "prune: "
+		verb, said = "prune", "prune"
+	}
+	if m.armed != verb+" "+n.ID {
+		m.armed = verb + " " + n.ID
+		key := map[bool]string{true: "x", false: "t"}[prune]
+		m.flash = fmt.Sprintf("%s %s? %s again to confirm", said, n.ID, key)
+		return
+	}
+	m.armed = ""
+	if prune {
+		m.tree.pruned[n.ID] = true
 	}
 	m.opts.Gate.Note(verb + " " + n.ID)
-	m.act.add(event.Event{Time: m.run.last, Agent: "you"}, said+n.ID, "note")
-	m.flash = "asked the search to " + strings.TrimSuffix(said, ": ") + " " + n.ID
+	m.act.add(event.Event{Time: m.run.last, Agent: "you"}, said+": "+n.ID, "note")
+	m.flash = "asked the search to " + said + " " + n.ID
 }

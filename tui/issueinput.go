@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/textarea"
@@ -67,9 +68,14 @@ func (m *issueInput) View() string {
 
 // AskIssue opens a box for the issue text on the terminal and returns what
 // the engineer typed, or ErrNoIssue when they left it.
-func AskIssue(ctx context.Context, title string) (string, error) {
+func AskIssue(ctx context.Context, title string, tty *os.File) (string, error) {
 	m := newIssueInput(title)
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx))
+	popts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx)}
+	if tty != nil {
+		prepareTerminal(tty)
+		popts = append(popts, tea.WithInput(tty), tea.WithOutput(tty))
+	}
+	p := tea.NewProgram(m, popts...)
 	if _, err := p.Run(); err != nil {
 		return "", err
 	}

@@ -19,6 +19,7 @@ type KeyMap struct {
 	Help, Quit         key.Binding
 	Approve, Choose    key.Binding
 	Refuse, Cancel     key.Binding
+	Always, Edit       key.Binding // the command dialog: allow the prefix for the run; run another command
 	Drop, Add          key.Binding
 	MoveUp, MoveDown   key.Binding
 	Confirm            key.Binding
@@ -56,7 +57,9 @@ func DefaultKeyMap() KeyMap {
 		Quit:     b("q", "quit", "q", "ctrl+c"),
 		Approve:  b("a", "approve", "a"),
 		Choose:   b("c", "choose another", "c"),
-		Refuse:   b("r", "refuse with reason", "r"),
+		Refuse:   b("r", "refuse, say what to do instead", "r"),
+		Always:   b("A", "approve, don't ask again", "A"),
+		Edit:     b("e", "edit the command", "e"),
 		Cancel:   b("esc", "back", "esc"),
 		Drop:     b("d", "drop location", "d", "x"),
 		Add:      b("+", "add location", "+"),
@@ -78,14 +81,18 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.Left, k.Right, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Select, k.Follow, k.Final, k.Pause, k.Step, k.Note, k.Prune, k.Prefer},
 		{k.Approve, k.Choose, k.Refuse, k.Cancel, k.Help, k.Quit},
-		{k.Drop, k.MoveUp, k.MoveDown, k.Add, k.Confirm},
+		{k.Always, k.Edit, k.Drop, k.MoveUp, k.MoveDown, k.Add, k.Confirm},
 	}
 }
 
-// dialogHelp is the keys an approval dialog answers to in its main mode.
-func (k KeyMap) dialogHelp(edit bool) []key.Binding {
-	if edit {
-		return []key.Binding{k.Up, k.Down, k.Drop, k.MoveUp, k.MoveDown, k.Add, k.Confirm, k.Approve, k.Refuse}
+// dialogHelp is the keys an approval dialog for action answers to in its
+// main mode, the answers first.
+func (k KeyMap) dialogHelp(action string) []key.Binding {
+	switch action {
+	case "edit_locations":
+		return []key.Binding{k.Approve, k.Refuse, k.Confirm, k.Up, k.Down, k.Drop, k.MoveUp, k.MoveDown, k.Add}
+	case "bash":
+		return []key.Binding{k.Approve, k.Always, k.Edit, k.Refuse, k.Up, k.Down}
 	}
 	return []key.Binding{k.Approve, k.Choose, k.Refuse, k.Up, k.Down}
 }

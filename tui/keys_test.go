@@ -66,6 +66,12 @@ func TestApprovalKeys(t *testing.T) {
 		{"edit reorder a", "edit_locations", []string{"a.py:f", "b.py:g"}, []string{"j", "K", "a"}, "", event.Reply{Decision: event.Choose, Choice: "b.py:g\na.py:f"}},
 		{"edit move down a", "edit_locations", []string{"a.py:f", "b.py:g"}, []string{"J", "a"}, "", event.Reply{Decision: event.Choose, Choice: "b.py:g\na.py:f"}},
 		{"edit add a", "edit_locations", []string{"a.py:f"}, []string{"+", "z.py:h", "enter", "a"}, "", event.Reply{Decision: event.Choose, Choice: "a.py:f\nz.py:h"}},
+		// The command dialog: approve and stop asking about a prefix the
+		// engineer sees and may edit; run another command instead.
+		{"command: don't ask again", "bash", []string{"always: md5sum"}, []string{"A", "enter"}, "", event.Reply{Decision: event.Choose, Choice: "always: md5sum"}},
+		{"command: don't ask again, prefix edited", "bash", []string{"always: md5sum"}, []string{"A"}, " shop", event.Reply{Decision: event.Choose, Choice: "always: md5sum shop"}},
+		{"command: edit", "bash", []string{"always: md5sum"}, []string{"e"}, " -v", event.Reply{Decision: event.Choose, Choice: "target -v"}},
+		{"command: c is not the prefix", "bash", []string{"always: md5sum"}, []string{"c", "a"}, "", event.Reply{Decision: event.Approve}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -50,15 +50,17 @@ type Model struct {
 	diff diffPane
 	act  activityPane
 
-	dialog   *dialog
-	queue    []*event.ApprovalRequest
-	answered map[string]bool
+	dialog *dialog
+	queue  []*event.ApprovalRequest
+	// answers counts the questions the engineer answered on this screen.
+	answers int
 
 	note     textinput.Model
 	noting   bool
 	help     help.Model
 	showHelp bool
 	flash    string // a short status message, cleared by the next key
+	armed    string // "prune ID" or "prefer ID" named by x or t, waiting for the same key again
 	run      runState
 	quitting bool
 }
@@ -74,7 +76,7 @@ func New(opts Options) *Model {
 	m := &Model{
 		opts: opts, keys: opts.Keys, st: opts.Styles,
 		tree: newTreePane(), hyps: newHypPane(), diff: newDiffPane(opts.Styles, md), act: newActivityPane(),
-		answered: map[string]bool{}, note: note, help: help.New(),
+		note: note, help: help.New(),
 	}
 	for _, n := range opts.Notices {
 		m.act.add(event.Event{Agent: event.Runtime}, n, "note")
@@ -106,8 +108,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, clock()
 	case graceOver:
 		return m, tea.Quit
+	case locationChecked:
+		m.handleChecked(msg)
 	}
 	return m, nil
+}
+
+// handleChecked brings the run's verdict on a typed location to the
+// dialog that asked, if it is still open.
+func (m *Model) handleChecked(msg locationChecked) {
+	if m.dialog != nil && m.dialog.raw == msg.req {
+		m.dialog.added(msg.loc, msg.err)
+	}
 }
 
 // waitForEvent reads one event; Update issues it again after each one.

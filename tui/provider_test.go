@@ -67,7 +67,7 @@ func TestHelpFitsSmallScreens(t *testing.T) {
 		feed(m, live...)
 		m.Update(press("?"))
 		view := ansi.Strip(m.View())
-		for _, want := range []string{"p ", "pause", "s ", "step one tool call", "n ", "note to the agent", "f ", "follow the run", "enter", "approve", "refuse with reason", "quit"} {
+		for _, want := range []string{"p ", "pause", "s ", "step one tool call", "n ", "note to the agent", "f ", "follow the run", "enter", "approve", "refuse, say what to do instead", "approve, don't ask again", "edit the command", "quit"} {
 			if !strings.Contains(view, want) {
 				t.Errorf("%dx%d: the help lacks %q:\n%s", size[0], size[1], want, view)
 			}
@@ -131,8 +131,9 @@ func TestIssueBox(t *testing.T) {
 	}
 }
 
-// TestSteerTheSearchFromTheTree: x and t on a search-tree node send the
-// localizer a prune or a rank-first note for that unit.
+// TestSteerTheSearchFromTheTree: x and t on a search-tree node, each
+// pressed twice (the first names the unit), send the localizer a prune or
+// a rank-first note for that unit.
 func TestSteerTheSearchFromTheTree(t *testing.T) {
 	evs := loadEvents(t, "demo.jsonl")
 	gate := event.NewGate()
@@ -144,6 +145,8 @@ func TestSteerTheSearchFromTheTree(t *testing.T) {
 		t.Fatal("no node selected")
 	}
 	m.Update(press("x"))
+	m.Update(press("x"))
+	m.Update(press("t"))
 	m.Update(press("t"))
 	notes := gate.Notes()
 	if len(notes) != 2 || notes[0] != "prune "+n.ID || notes[1] != "prefer "+n.ID {

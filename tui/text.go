@@ -60,3 +60,31 @@ func hanging(line string, w int) []string {
 	}
 	return append(out, cur)
 }
+
+// nbHyphen stands in for a hyphen inside a word while text is wrapped. The
+// wrappers break lines after any hyphen, which cut paths and run ids
+// (.git/swe-adept/runs/20261126-0540-2e0f) in two and made them hard to
+// copy; held, a word breaks only where it is longer than the line.
+const nbHyphen = "\u2011"
+
+// holdHyphens protects the hyphens between two non-space characters from
+// the wrappers; releaseHyphens gives them back once the text is laid out.
+func holdHyphens(s string) string {
+	if !strings.Contains(s, "-") {
+		return s
+	}
+	b := []byte(s)
+	var out strings.Builder
+	for i, c := range b {
+		if c == '-' && i > 0 && i+1 < len(b) && !isSpace(b[i-1]) && !isSpace(b[i+1]) {
+			out.WriteString(nbHyphen)
+			continue
+		}
+		out.WriteByte(c)
+	}
+	return out.String()
+}
+
+func releaseHyphens(s string) string { return strings.ReplaceAll(s, nbHyphen, "-") }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -22,13 +22,17 @@ type treePane struct {
 	rank      map[string]int // final ranking, 1-based
 	unvisited []string       // ranked units the DFS never entered
 	collapsed map[string]bool
-	cursor    int
-	offset    int
-	follow    bool // the cursor tracks the current node until the engineer moves it
+	pruned    map[string]bool // units the engineer asked the search to prune
+	// sel is the selected unit and cursor its row: the selection follows the
+	// unit, not the row, while the search inserts units above it.
+	sel    string
+	cursor int
+	offset int
+	follow bool // the selection tracks the current node until the engineer moves it
 }
 
 func newTreePane() treePane {
-	return treePane{nodes: map[string]*treeNode{}, rank: map[string]int{}, collapsed: map[string]bool{}, follow: true}
+	return treePane{nodes: map[string]*treeNode{}, rank: map[string]int{}, collapsed: map[string]bool{}, pruned: map[string]bool{}, follow: true}
 }
 
 // add records a node; a node seen again (a revisit or a dead-end mark)
@@ -58,7 +62,16 @@ func (t *treePane) add(n event.Node) {
 		t.current = n.ID
 	}
 	if t.follow {
-		t.cursor = t.indexOf(t.current)
+		t.sel = t.current
+	}
+	t.place()
+}
+
+// place puts the cursor on the selected unit's row, wherever the tree has
+// grown; a unit folded out of sight leaves the cursor where it was.
+func (t *treePane) place() {
+	if t.sel != "" {
+		t.cursor = t.indexOf(t.sel)
 	}
 }
 
@@ -108,9 +121,20 @@ func (t *treePane) indexOf(id string) int {
 }
 
 func (t *treePane) move(delta int) {
-	n := len(t.rows())
-	t.cursor = max(min(t.cursor+delta, n-1), 0)
+	rows := t.rows()
+	if len(rows) == 0 {
+		return
+	}
+	t.cursor = max(min(t.cursor+delta, len(rows)-1), 0)
+	t.sel = rows[t.cursor].id
 	t.follow = false
+}
+
+// followCurrent selects the unit the search stands on again and keeps
+// doing so.
+func (t *treePane) followCurrent() {
+	t.follow, t.sel = true, t.current
+	t.place()
 }
 
 // selected is the node under the cursor, or nil.
@@ -164,14 +188,17 @@ func (t *treePane) line(st Styles, row treeRow, cursor bool, w int) string {
 	switch {
 	case n.ID == t.current:
 		id = st.Current.Render(id + " ◀")
-	case n.DeadEnd:
+	case n.DeadEnd || t.pruned[n.ID]:
 		id = st.Dim.Render(id)
 	}
 	parts := []string{mark + strings.Repeat("  ", row.depth) + glyph + id, st.Dim.Render(n.Kind)}
 	if k := t.rank[n.ID]; k > 0 {
 		parts = append(parts, st.Rank.Render(fmt.Sprintf("★%d", k)))
 	}
-	if n.DeadEnd {
+	switch {
+	case t.pruned[n.ID]: // the engineer's doing, not the search's
+		parts = append(parts, st.Note.Render("✂ pruned by you"))
+	case n.DeadEnd:
 		parts = append(parts, st.Dim.Render("✗ dead end"))
 	}
 	if p := firstLine(n.Preview); p != "" {
@@ -188,12 +215,16 @@ func (t *treePane) summary() string {
 	depth, dead := 0, 0
 	for _, n := range t.nodes {
 		depth = max(depth, n.Depth)
-		if n.DeadEnd {
+		if n.DeadEnd && !t.pruned[n.ID] {
 			dead++
 		}
 	}
-	s := fmt.Sprintf("%d entry %s · %d units · %d levels · %d dead %s",
-		len(t.roots), plural(len(t.roots), "point", "points"), len(t.nodes), depth+1, dead, plural(dead, "end", "ends"))
+	s := fmt.Sprintf("%d entry %s · %d %s · %d %s · %d dead %s",
+		len(t.roots), plural(len(t.roots), "point", "points"), len(t.nodes), plural(len(t.nodes), "unit", "units"),
+		depth+1, plural(depth+1, "level", "levels"), dead, plural(dead, "end", "ends"))
+	if len(t.pruned) > 0 {
+		s += fmt.Sprintf(" · %d pruned", len(t.pruned))
+	}
 	if len(t.rank) > 0 {
 		s += fmt.Sprintf(" · %d ranked", len(t.rank))
 	}

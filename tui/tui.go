@@ -49,8 +49,8 @@ type Options struct {
 
 	Grace  time.Duration    // how long quitting waits for the run's Done event; zero: 3s
 	Now    func() time.Time // the clock; nil: time.Now
-	Input  io.Reader        // nil: the terminal
-	Output io.Writer        // nil: the terminal
+	Input  io.Reader        // nil: the terminal; /dev/tty when stdin is a pipe
+	Output io.Writer        // nil: the terminal; /dev/tty when stdout is not one
 	Inline bool             // draw inline instead of the alternate screen
 }
 
@@ -80,14 +80,29 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// prepareTerminal has lipgloss read the colours of the terminal the
+// program draws on, which is not standard output when that is a pipe or a
+// file.
+func prepareTerminal(tty *os.File) {
+	lipgloss.SetDefaultRenderer(lipgloss.NewRenderer(tty))
+}
+
 // Run draws the workbench until the engineer quits or ctx ends.
 func Run(ctx context.Context, opts Options) error {
 	if os.Getenv("NO_COLOR") != "" {
 		opts.NoColor = true
 	}
+	if f, ok := opts.Output.(*os.File); ok {
+		prepareTerminal(f)
+	}
 	if opts.NoColor {
 		// Set before the program starts, as the markdown style is.
 		lipgloss.SetColorProfile(termenv.Ascii)
+	} else {
+		// Ask the terminal for its background now, before the program reads
+		// keys: asked mid-run, its answer would arrive as typed keys, or be
+		// left on the screen after the program exits.
+		lipgloss.HasDarkBackground()
 	}
 	m := New(opts)
 	popts := []tea.ProgramOption{tea.WithContext(ctx)}

@@ -104,11 +104,11 @@ func (m *Model) dialogView(r rect) string {
 
 func (m *Model) helpView(r rect) string {
 	groups := m.shownKeys().FullHelp()
-	// Narrow screens get two rows, steering first, with the movement keys
-	// folded in pairs, so every key fits from 80×24 up.
+	// Narrow screens get two rows, steering first, with the pane and
+	// movement keys folded in pairs, so every key fits from 80×24 up.
 	rows := [][][]key.Binding{groups}
 	if r.w < 130 {
-		rows = [][][]key.Binding{{groups[2], groups[0]}, {groups[3], groups[4], compactNav()}}
+		rows = [][][]key.Binding{{groups[2], compactNav()}, {groups[3], groups[4]}}
 	}
 	lines := []string{"", m.st.Dim.Render("Any key closes this help."), ""}
 	for _, g := range rows {
@@ -121,12 +121,14 @@ func (m *Model) helpView(r rect) string {
 	return box(m.st, "Keys", true, lines, rect{r.w, r.h})
 }
 
-// compactNav is the movement keys in pairs, for the help on small screens.
+// compactNav is the pane and movement keys in pairs, for the help on small
+// screens.
 func compactNav() []key.Binding {
 	b := func(help, desc string) key.Binding {
 		return key.NewBinding(key.WithKeys(help), key.WithHelp(help, desc))
 	}
-	return []key.Binding{b("↑↓/kj", "up, down"), b("←→/hl", "scroll diff"), b("pgup/u pgdn/d", "page"), b("g G", "top, bottom")}
+	return []key.Binding{b("tab ⇧tab", "next, previous pane"), b("1 2 3 4", "pane by number"),
+		b("↑↓/kj", "up, down"), b("←→/hl", "scroll diff"), b("pgup/u pgdn/d", "page"), b("g G", "top, bottom")}
 }
 
 // boxStyled is a box drawn in the dialog's colour.

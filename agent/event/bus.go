@@ -19,6 +19,7 @@ type Bus struct {
 	closed  bool
 	now     func() time.Time
 	dropped int
+	asked   int // questions numbered so far (Ask), a resumed run's earlier ones included
 }
 
 // NewBus returns a bus that appends every event as a JSON line to log (nil: no log).
@@ -71,6 +72,26 @@ func (b *Bus) send(ch chan Event, e Event) {
 	default:
 		b.dropped++
 	}
+}
+
+// ContinueQuestions makes the bus number its questions after n: those a
+// resumed run asked before it stopped (LastQuestion of its events).
+func (b *Bus) ContinueQuestions(n int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.asked = max(b.asked, n)
+}
+
+// question is the next run-unique question id of a kind. A nil bus tells
+// nobody, so its questions need no number.
+func (b *Bus) question(kind string) string {
+	if b == nil {
+		return kind
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.asked++
+	return fmt.Sprintf("%s-%d", kind, b.asked)
 }
 
 // Dropped is how many events full subscribers lost.

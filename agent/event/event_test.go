@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -154,5 +155,51 @@ func TestBusDoesNotStallOnAStuckSubscriber(t *testing.T) {
 	}
 	if last.Type != Done {
 		t.Errorf("the stuck subscriber's last event is %s, want done", last.Type)
+	}
+}
+
+// TestQuestionIDsAreUniqueInARun: every question of a run gets its own id,
+// whatever its kind, and a resumed run numbers after the ones it asked.
+func TestQuestionIDsAreUniqueInARun(t *testing.T) {
+	var log bytes.Buffer
+	b := NewBus(&log)
+	ask := func(action string) string {
+		req := NewApproval("", action, "x")
+		if _, err := Ask(context.Background(), b, Runtime, Policy(Refuse), req); err != nil {
+			t.Fatal(err)
+		}
+		return req.ID
+	}
+	var got []string
+	for _, a := range []string{"edit_locations", "edit_locations", "bash", "revert_to", "merge_solution", "bash"} {
+		got = append(got, ask(a))
+	}
+	want := []string{"locations-1", "locations-2", "bash-3", "revert-4", "merge-5", "bash-6"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("ids %v, want %v", got, want)
+	}
+	evs, err := ReadAll(&log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumed := NewBus(nil)
+	resumed.ContinueQuestions(LastQuestion(evs))
+	b = resumed
+	if id := ask("edit_locations"); id != "locations-7" {
+		t.Fatalf("a resumed run's first question is %s, want locations-7", id)
+	}
+}
+
+func TestAnswerCountsOnceAcrossCopies(t *testing.T) {
+	r := NewApproval("q-1", "bash", "ls")
+	cp := *r // the approval_done event carries a copy
+	if !cp.Same(r) || cp.Answered() {
+		t.Fatal("a copy is not the same unanswered question")
+	}
+	if !r.Answer(Reply{Decision: Approve}) || cp.Answer(Reply{Decision: Refuse}) || !cp.Answered() {
+		t.Fatal("the second answer, through a copy, counted")
+	}
+	if other := NewApproval("q-1", "bash", "ls"); other.Same(r) {
+		t.Fatal("two live questions with one id are the same")
 	}
 }

@@ -72,7 +72,8 @@ func (f *Tracker) checkpointOf(hypRef, todoRef string) (*memory.Hypothesis, *mem
 }
 
 func (f *Tracker) revertRequest(ctx context.Context, h *memory.Hypothesis, t *memory.Todo, full string) *event.ApprovalRequest {
-	req := event.NewApproval(f.nextApprovalID("revert"), "revert_to", h.ID+"/"+t.ID)
+	// event.Ask gives the request its run-unique id.
+	req := event.NewApproval("", "revert_to", h.ID+"/"+t.ID)
 	tip := h.Branch
 	if tip == "" {
 		tip = t.Hash
@@ -143,7 +144,7 @@ func (f *Tracker) CompareHypotheses(ctx context.Context) (tool.Output, error) {
 		stats[h.ID] = statLines(st)
 		f.emitDiff(ctx, f.mem.Original, h.Branch, fmt.Sprintf("%s vs original (%s)", h.ID, h.Branch))
 	}
-	return tool.Output{Text: f.mem.CompareReport(stats), Summary: fmt.Sprintf("compared %d hypotheses", len(stats))}, nil
+	return tool.Output{Text: f.mem.CompareReport(stats), Summary: fmt.Sprintf("compared %d %s", len(stats), map[bool]string{true: "hypothesis", false: "hypotheses"}[len(stats) == 1])}, nil
 }
 
 func statLines(st vcs.DiffStat) string {

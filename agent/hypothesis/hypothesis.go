@@ -32,7 +32,6 @@ type Tracker struct {
 	cfg Config
 	mu  sync.Mutex
 	mem *memory.Memory
-	seq int
 	// mergeRefused: the engineer refused a merge_solution.
 	mergeRefused bool
 }
@@ -122,11 +121,6 @@ func (f *Tracker) approve(ctx context.Context, req *event.ApprovalRequest) (even
 		return event.Reply{Decision: event.Approve}, nil
 	}
 	return event.Ask(ctx, f.cfg.Bus, event.Resolver, f.cfg.Approver, req)
-}
-
-func (f *Tracker) nextApprovalID(action string) string {
-	f.seq++
-	return fmt.Sprintf("%s-%d", action, f.seq)
 }
 
 // Snapshot converts working memory to what the engineer's screen shows.

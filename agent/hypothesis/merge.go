@@ -98,7 +98,8 @@ func (f *Tracker) mergeable(branch string) (*memory.Hypothesis, tool.Output, boo
 }
 
 func (f *Tracker) mergeRequest(ctx context.Context, h *memory.Hypothesis) *event.ApprovalRequest {
-	req := event.NewApproval(f.nextApprovalID("merge"), "merge_solution", h.Branch)
+	// event.Ask gives the request its run-unique id.
+	req := event.NewApproval("", "merge_solution", h.Branch)
 	req.Summary = fmt.Sprintf("Apply the changes of %s (%s %q) onto the original state %s as the solution.",
 		h.Branch, h.ID, h.Content, short(f.mem.Original))
 	req.Diff, _ = f.cfg.Repo.Patch(ctx, f.mem.Original, h.Branch, f.excluded()...)

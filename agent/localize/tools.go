@@ -69,7 +69,7 @@ func (a *agent) observe(r index.Result, child bool) tool.Output {
 		if child {
 			a.tree.addChild(id, kind, preview, r.Query, children)
 		} else {
-			a.tree.addRoot(id, kind, preview, r.Tool+" "+r.Query, children)
+			a.tree.addRoot(id, kind, preview, r.Tool+" "+r.Query, children, len(r.Hits) == 1)
 		}
 	}
 	out.Summary = summarize(r)
@@ -84,7 +84,11 @@ func (a *agent) hitNode(h index.Hit) (id, kind string, children []string, previe
 		if f, ok := a.cfg.Index.File(h.Path); ok {
 			units = f.Units
 		}
-		return h.Path, string(index.KindFile), units, fmt.Sprintf("%s (%d units)", h.Path, len(units))
+		noun := "units"
+		if len(units) == 1 {
+			noun = "unit"
+		}
+		return h.Path, string(index.KindFile), units, fmt.Sprintf("%s (%d %s)", h.Path, len(units), noun)
 	}
 	preview = h.Preview
 	if u, ok := a.cfg.Index.Unit(h.UnitID); ok && u.Signature != "" {

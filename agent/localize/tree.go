@@ -14,21 +14,30 @@ type Tree struct {
 	nodes  []*event.Node
 	byID   map[string]*event.Node
 	lister map[string][]string // child id -> ids of nodes whose previews listed it, oldest first
-	emit   func(event.Node)
+	// explored are the units the search went into: opened with
+	// find_child_unit, followed below, or the one hit of an entry search.
+	// Only they can be dead ends; the other hits of an entry search are
+	// candidates the search has not looked into.
+	explored map[string]bool
+	emit     func(event.Node)
 }
 
 func newTree(emit func(event.Node)) *Tree {
 	if emit == nil {
 		emit = func(event.Node) {}
 	}
-	return &Tree{byID: map[string]*event.Node{}, lister: map[string][]string{}, emit: emit}
+	return &Tree{byID: map[string]*event.Node{}, lister: map[string][]string{}, explored: map[string]bool{}, emit: emit}
 }
 
-// addRoot enters a hit of an entry-point search. A unit already in the tree
+// addRoot enters a hit of an entry-point search; landed says the search
+// found only this unit, so it stands on it. A unit already in the tree
 // keeps its place.
-func (t *Tree) addRoot(id, kind, preview, query string, children []string) {
+func (t *Tree) addRoot(id, kind, preview, query string, children []string, landed bool) {
 	if _, ok := t.byID[id]; !ok {
 		t.add(&event.Node{ID: id, Kind: kind, Preview: oneLine(preview), Query: query})
+	}
+	if landed {
+		t.explored[id] = true
 	}
 	t.listed(id, children)
 	t.leave(id)
@@ -41,6 +50,10 @@ func (t *Tree) addRoot(id, kind, preview, query string, children []string) {
 // moves under its parent, unless that would make a cycle.
 func (t *Tree) addChild(id, kind, preview, query string, children []string) {
 	parent := t.parentOf(id)
+	t.explored[id] = true
+	if parent != nil {
+		t.explored[parent.ID] = true
+	}
 	n, ok := t.byID[id]
 	switch {
 	case !ok:
@@ -84,7 +97,7 @@ func (t *Tree) leave(id string) {
 		switch {
 		case onPath[n.ID]:
 			dead = false
-		case !followed[n.ID]:
+		case !followed[n.ID] && t.explored[n.ID]:
 			dead = true
 		}
 		if dead != n.DeadEnd {
@@ -174,8 +187,8 @@ func (t *Tree) MaxDepth() int {
 	return d
 }
 
-// markDeadEnds flags every node with nothing kept below it or at it: the
-// agent left that path without its units making the final ranking. Changed
+// markDeadEnds flags every explored node with nothing kept below it or at
+// it: the agent left that path without its units making the final ranking. Changed
 // nodes are announced again so the panes can grey them.
 func (t *Tree) markDeadEnds(kept func(id string) bool) {
 	live := map[string]bool{}
@@ -193,7 +206,7 @@ func (t *Tree) markDeadEnds(kept func(id string) bool) {
 		}
 	}
 	for _, n := range t.nodes {
-		dead := !live[n.ID]
+		dead := !live[n.ID] && t.explored[n.ID]
 		if dead != n.DeadEnd {
 			n.DeadEnd = dead
 			t.emit(*n)

@@ -10,8 +10,8 @@ import (
 func TestTreeEdges(t *testing.T) {
 	var emitted []event.Node
 	tr := newTree(func(n event.Node) { emitted = append(emitted, n) })
-	tr.addRoot("a.py:A", "class", "class A:\n  body", "find_code_def A", []string{"a.py:A.run", "b.py:helper"})
-	tr.addRoot("b.py:helper", "function", "def helper():", "find_code_def helper", nil)
+	tr.addRoot("a.py:A", "class", "class A:\n  body", "find_code_def A", []string{"a.py:A.run", "b.py:helper"}, true)
+	tr.addRoot("b.py:helper", "function", "def helper():", "find_code_def helper", nil, true)
 	tr.addChild("a.py:A.run", "method", "def run(self):", "a.py:A.run", []string{"c.py:deep"})
 	tr.addChild("c.py:deep", "function", "def deep():", "c.py:deep", []string{"a.py:A"})
 	// helper was a root hit; opened from A's preview it moves under A.
@@ -87,7 +87,7 @@ func TestOneLine(t *testing.T) {
 func TestDeadEndsAsTheSearchBacksOff(t *testing.T) {
 	dead := map[string]bool{}
 	tr := newTree(func(n event.Node) { dead[n.ID] = n.DeadEnd })
-	tr.addRoot("a.py:A", "class", "class A:", "find_code_def A", []string{"a.py:A.x", "a.py:A.y"})
+	tr.addRoot("a.py:A", "class", "class A:", "find_code_def A", []string{"a.py:A.x", "a.py:A.y"}, true)
 	tr.addChild("a.py:A.x", "method", "def x():", "a.py:A.x", []string{"b.py:deep"})
 	if dead["a.py:A"] || dead["a.py:A.x"] {
 		t.Fatalf("the path being followed is marked dead: %v", dead)
@@ -103,5 +103,25 @@ func TestDeadEndsAsTheSearchBacksOff(t *testing.T) {
 	tr.markDeadEnds(func(id string) bool { return id == "a.py:A.y" })
 	if dead["a.py:A.y"] || !dead["b.py:deep"] || !dead["a.py:A.x"] || dead["a.py:A"] {
 		t.Fatalf("after the ranking kept A.y: %v", dead)
+	}
+}
+
+// TestEntryPointsAreNotDeadEndsUnexplored: the hits of an entry search the
+// agent never looked into are not dead ends, while it searches or after;
+// a hit it went below, and left with nothing kept, is.
+func TestEntryPointsAreNotDeadEndsUnexplored(t *testing.T) {
+	dead := map[string]bool{}
+	tr := newTree(func(n event.Node) { dead[n.ID] = n.DeadEnd })
+	// One search, three hits: the agent goes into the second.
+	tr.addRoot("a.py:one", "function", "def one():", "find_code_content total", nil, false)
+	tr.addRoot("b.py:two", "function", "def two():", "find_code_content total", []string{"b.py:two_helper"}, false)
+	tr.addRoot("c.py:three", "function", "def three():", "find_code_content total", nil, false)
+	tr.addChild("b.py:two_helper", "function", "def two_helper():", "b.py:two_helper", nil)
+	if dead["a.py:one"] || dead["c.py:three"] {
+		t.Fatalf("entry points marked dead before they were explored: %v", dead)
+	}
+	tr.markDeadEnds(func(id string) bool { return id == "a.py:one" })
+	if dead["c.py:three"] || !dead["b.py:two"] || !dead["b.py:two_helper"] || dead["a.py:one"] {
+		t.Fatalf("after the ranking kept a.py:one: %v", dead)
 	}
 }

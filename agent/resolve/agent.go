@@ -8,9 +8,11 @@ package resolve
 import (
 	"context"
 	"fmt"
-	"github.com/swe-adept/swe-adept/sandbox"
 	"os"
+	"slices"
 	"time"
+
+	"github.com/swe-adept/swe-adept/sandbox"
 
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
@@ -62,6 +64,10 @@ type Config struct {
 	// History continues an earlier conversation (a resumed run); the agent
 	// repairs an interrupted turn and adds ResumeNote.
 	History []llm.Message
+	// Rerun names calls of History's interrupted turn to run again before
+	// the model is asked anything: those that waited on the engineer's
+	// answer when the run stopped, so the question is put again.
+	Rerun []string
 	// Guard is asked before each tool call (see tool.Config.Guard).
 	Guard func(ctx context.Context) error
 	// Memo, when set, is what a conversation trimmed to fit the context
@@ -79,6 +85,7 @@ type Agent struct {
 	Editor *Editor
 	tools  *tool.Registry
 	loop   *tool.Loop
+	rerun  []llm.ToolCall // interrupted calls to run again first
 }
 
 // Outcome is how the resolution ended.
@@ -111,7 +118,8 @@ func New(cfg Config) (*Agent, error) {
 		a.tools.Add(t)
 	}
 	a.tools.Add(SubmitTool())
-	a.loop = tool.NewLoop(a.loopConfig(), a.opening()...)
+	msgs, rerun := a.opening()
+	a.loop, a.rerun = tool.NewLoop(a.loopConfig(), msgs...), rerun
 	return a, nil
 }
 
@@ -129,16 +137,16 @@ func (a *Agent) loopConfig() tool.Config {
 }
 
 // opening is the conversation the loop starts from: a fresh system prompt
-// and task, or a resumed history with its loose ends tied.
-func (a *Agent) opening() []llm.Message {
+// and task, or a resumed history with its loose ends tied, and the calls of
+// its interrupted turn to run again (Run adds ResumeNote after them).
+func (a *Agent) opening() ([]llm.Message, []llm.ToolCall) {
 	if len(a.cfg.History) > 0 {
-		msgs := RepairHistory(a.cfg.History)
-		return append(msgs, llm.Message{Role: llm.User, Content: ResumeNote})
+		return repairHistory(a.cfg.History, a.cfg.Rerun)
 	}
 	return []llm.Message{
 		{Role: llm.System, Content: systemPrompt(a.tools.Names())},
 		{Role: llm.User, Content: taskMessage(a.cfg.Issue, a.cfg.Files, a.cfg.Functions, a.cfg.LocationsEdited)},
-	}
+	}, nil
 }
 
 // Messages is the conversation so far (read it when the agent is idle).
@@ -147,6 +155,12 @@ func (a *Agent) Messages() []llm.Message { return a.loop.Messages }
 // Run drives the model until it submits, a limit ends the run, or ctx ends.
 // The error is non-nil only when the model failed or the run was cancelled.
 func (a *Agent) Run(ctx context.Context) (Outcome, error) {
+	if len(a.cfg.History) > 0 {
+		if err := a.loop.Rerun(ctx, a.rerun); err != nil {
+			return Outcome{Result: tool.Result{Status: tool.Cancelled}}, err
+		}
+		a.loop.Messages = append(a.loop.Messages, llm.Message{Role: llm.User, Content: ResumeNote})
+	}
 	res, err := a.loop.Run(ctx)
 	out := Outcome{Result: res}
 	if s, ok := res.Last.Data.(Submission); ok && res.Status == tool.Submitted {
@@ -162,6 +176,14 @@ func (a *Agent) Run(ctx context.Context) (Outcome, error) {
 // call of the last assistant turn gets a tool message (those that never
 // answered say so), and a trailing half turn is dropped.
 func RepairHistory(msgs []llm.Message) []llm.Message {
+	out, _ := repairHistory(msgs, nil)
+	return out
+}
+
+// repairHistory is RepairHistory, except that the calls named in rerun
+// lose any tool message the stop gave them and are returned, to be run
+// again.
+func repairHistory(msgs []llm.Message, rerun []string) ([]llm.Message, []llm.ToolCall) {
 	out := append([]llm.Message(nil), msgs...)
 	last := -1
 	for i := len(out) - 1; i >= 0; i-- {
@@ -171,19 +193,30 @@ func RepairHistory(msgs []llm.Message) []llm.Message {
 		}
 	}
 	if last < 0 {
-		return out
+		return out, nil
 	}
 	answered := map[string]bool{}
+	kept := out[:last+1]
 	for _, m := range out[last+1:] {
+		if m.Role == llm.ToolRole && slices.Contains(rerun, m.ToolCallID) {
+			continue // what the stop made of it: it runs again
+		}
 		if m.Role == llm.ToolRole {
 			answered[m.ToolCallID] = true
 		}
+		kept = append(kept, m)
 	}
+	out = kept
+	var again []llm.ToolCall
 	for _, c := range out[last].ToolCalls {
-		if !answered[c.ID] {
+		switch {
+		case answered[c.ID]:
+		case slices.Contains(rerun, c.ID):
+			again = append(again, c)
+		default:
 			out = append(out, llm.Message{Role: llm.ToolRole, ToolCallID: c.ID, Name: c.Name,
 				Content: "not known: the run stopped while this call was in flight; check its effect before repeating it"})
 		}
 	}
-	return out
+	return out, again
 }

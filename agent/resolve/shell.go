@@ -45,7 +45,6 @@ type Shell struct {
 	cfg  ShellConfig
 	mu   sync.Mutex
 	used time.Duration
-	asks int
 }
 
 // NewShell makes a shell for cfg.
@@ -134,11 +133,7 @@ func (s *Shell) ask(ctx context.Context, cmd string) (string, *tool.Output, erro
 		o := refused("Command refused: it is not on the allow-list and nobody can approve it in this run; use an allowed command (tests, grep, cat, ...) or str_replace_editor.")
 		return "", &o, nil
 	}
-	s.mu.Lock()
-	s.asks++
-	id := fmt.Sprintf("bash-%d", s.asks)
-	s.mu.Unlock()
-	req := event.NewApproval(id, "bash", cmd)
+	req := event.NewApproval("", "bash", cmd) // event.Ask numbers it for the run
 	prefix := AllowPrefix(cmd)
 	req.Summary = "The resolution agent wants to run a shell command that is not on the allow-list, in " + s.cfg.Workdir + ". " + s.confinement()
 	if prefix != "" {

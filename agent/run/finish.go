@@ -14,7 +14,6 @@ import (
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/resolve"
 	"github.com/swe-adept/swe-adept/agent/runfolder"
-	"github.com/swe-adept/swe-adept/agent/tool"
 	"github.com/swe-adept/swe-adept/internal/atomicfile"
 	"github.com/swe-adept/swe-adept/vcs"
 )
@@ -29,25 +28,28 @@ func (r *Run) finish(parent context.Context, st *state, runErr error) {
 		runErr = parent.Err()
 	}
 	sum := &st.sum
-	sum.Status, sum.Message = status(st, runErr), explain(st, runErr)
 	sum.InPlace = r.opts.InPlace
 	if st.locs != nil {
 		sum.Files, sum.Functions = st.locs.Files, st.locs.Functions
 	}
+	var patchErr error
 	if st.ws != nil {
-		if err := r.savePatch(ctx, st); err != nil {
-			r.emit(event.Event{Type: event.Error, Text: err.Error()})
-			sum.Message = join(sum.Message, err.Error())
+		// The patch first: whether it is empty decides the status.
+		if patchErr = r.savePatch(ctx, st); patchErr != nil {
+			r.emit(event.Event{Type: event.Error, Text: patchErr.Error()})
 		}
+	}
+	sum.Status, sum.Message = status(st, runErr), explain(st, runErr)
+	if patchErr != nil {
+		sum.Message = join(sum.Message, patchErr.Error())
+	}
+	if st.ws != nil {
 		if err := st.ws.close(ctx); err != nil {
 			r.emit(event.Event{Type: event.Error, Text: "your checkout was NOT put back: " + err.Error()})
 			sum.Message = join(sum.Message, err.Error())
 			sum.CheckoutError = err.Error()
 		}
 		r.apply(ctx, st)
-		if sum.Status == string(tool.Submitted) && sum.Patch == "" {
-			sum.Message = join(sum.Message, "the agent submitted no changes: the patch is empty")
-		}
 	}
 	if runErr != nil && !errors.Is(runErr, context.Canceled) {
 		r.emit(event.Event{Type: event.Error, Text: resolve.Scrub(runErr.Error(), r.secrets)})
@@ -120,14 +122,18 @@ func (r *Run) savePatch(ctx context.Context, st *state) error {
 	return nil
 }
 
-// apply puts a submitted patch on the engineer's checkout as uncommitted
-// changes, when they asked for it.
+// apply puts a submitted solution on the engineer's checkout as
+// uncommitted changes, when they asked for it. Only a run that ends
+// "submitted" has one: after a refused merge, an empty patch or any other
+// end, nothing is applied, and the run says so.
 func (r *Run) apply(ctx context.Context, st *state) {
-	if !r.opts.Apply || st.sum.Patch == "" {
+	if !r.opts.Apply {
 		return
 	}
-	if st.out.Status != tool.Submitted {
-		st.sum.Message = join(st.sum.Message, "the patch was not applied: the run ended with "+string(st.out.Status)+", not a submitted solution")
+	if !runfolder.HasSolution(st.sum.Status) {
+		note := "--apply: nothing applied to your checkout: the run ended " + st.sum.Status + ", not with a submitted solution"
+		st.sum.Message = join(st.sum.Message, note)
+		r.emit(event.Event{Type: event.Message, Text: note})
 		return
 	}
 	patch, err := os.ReadFile(st.sum.Patch)

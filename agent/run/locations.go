@@ -13,6 +13,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/localize"
 	"github.com/swe-adept/swe-adept/agent/resolve"
 	"github.com/swe-adept/swe-adept/agent/runfolder"
+	"github.com/swe-adept/swe-adept/index"
 )
 
 // EditLocationsAction is the Approval action asking the engineer to keep or
@@ -29,7 +30,7 @@ const maxRefusals = 3
 // engineer. A refused ranking goes back to the localizer with the reason;
 // resolution never starts on one.
 func (r *Run) settleLocations(ctx context.Context, st *state) error {
-	for refusals := 1; ; refusals++ {
+	for refusals := len(r.refusedLocs) + 1; ; refusals++ {
 		if err := r.locate(ctx, st); err != nil {
 			return err
 		}
@@ -64,11 +65,18 @@ func (r *Run) locationNotes() string {
 // editLocations puts the ranking to the engineer. It returns the reason
 // when they refuse it.
 func (r *Run) editLocations(ctx context.Context, st *state) (refused string, err error) {
-	if r.mode != resolve.ModeAsk || r.meta != nil || r.opts.LocalizeOnly {
-		return "", nil // nothing resolves from the ranking here: no question to ask
+	if r.mode != resolve.ModeAsk || r.opts.LocalizeOnly || (r.meta != nil && !r.reasking(st)) {
+		return "", nil // nothing resolves from the ranking here, or it was settled before a resume
 	}
-	req := event.NewApproval("locations-1", EditLocationsAction, "ranked locations")
+	req := event.NewApproval("", EditLocationsAction, "ranked locations")
 	req.Summary = "The resolution agent will start from these locations, best first. Keep them, or edit the list (one per line: path:Qualified.name for a function, a path for a file)."
+	if r.meta != nil {
+		req.Summary = "The run stopped before you approved a ranking, so resolution has not started. " + req.Summary
+	}
+	if n := len(r.refusedLocs); n > 0 {
+		req.Summary = fmt.Sprintf("The localizer searched again after you refused its ranking (%q). %s", r.refusedLocs[n-1].reason, req.Summary)
+	}
+	req.SetCheck(func(loc string) error { return vetLocation(st.ws.Dir, st.ix, loc) })
 	req.Options = append(append([]string{}, st.locs.Functions...), st.locs.Files...)
 	rep, err := event.Ask(ctx, r.bus, event.Runtime, r.approver(), req)
 	if err != nil {
@@ -118,6 +126,54 @@ func (r *Run) checkLocations(workdir string, files, funcs []string) ([]string, [
 		}
 	}
 	return kf, kfn
+}
+
+// vetLocation is what a location the engineer adds in the dialog must be:
+// inside the repository, naming a file that exists, and, when the index is
+// at hand, a unit of that file. The error says which and why.
+func vetLocation(workdir string, ix *index.Index, loc string) error {
+	loc = strings.TrimSpace(listMarker.ReplaceAllString(loc, ""))
+	path, name, isUnit := strings.Cut(loc, ":")
+	clean := filepath.Clean(filepath.FromSlash(path))
+	switch {
+	case path == "":
+		return fmt.Errorf("give a path, or path:Qualified.name")
+	case filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)):
+		return fmt.Errorf("%s is outside the repository", path)
+	}
+	if _, err := os.Stat(filepath.Join(workdir, clean)); err != nil {
+		return fmt.Errorf("no file %s in the repository", path)
+	}
+	if !isUnit || ix == nil {
+		return nil
+	}
+	f, ok := ix.File(filepath.ToSlash(clean))
+	if !ok {
+		return nil // a file the index does not read: a path is all it can name
+	}
+	if _, ok := ix.Unit(filepath.ToSlash(clean) + ":" + name); ok {
+		return nil
+	}
+	return fmt.Errorf("%s has no function or class %s%s", path, name, unitHint(f.Units, name))
+}
+
+// unitHint names a few of a file's units whose last name part starts as
+// name's does, to help with a typo.
+func unitHint(units []string, name string) string {
+	last := strings.ToLower(name[strings.LastIndexByte(name, '.')+1:])
+	stem := last[:min(len(last), 4)]
+	var near []string
+	for _, u := range units {
+		_, q, _ := strings.Cut(u, ":")
+		ql := strings.ToLower(q[strings.LastIndexByte(q, '.')+1:])
+		if stem != "" && strings.HasPrefix(ql, stem) && len(near) < 3 {
+			near = append(near, q)
+		}
+	}
+	if len(near) == 0 {
+		return ""
+	}
+	return " (did you mean " + strings.Join(near, ", ") + "?)"
 }
 
 var listMarker = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+`)

@@ -82,6 +82,7 @@ type Run struct {
 	mode resolve.ApprovalMode
 	// refusedLocs are the rankings the engineer refused, for the localizer.
 	refusedLocs []refusedRanking
+	asked       asked           // a resumed run's earlier questions
 	repo        *vcs.Repo       // the engineer's checkout
 	meta        *runfolder.Meta // set when resuming
 	bus         *event.Bus
@@ -131,6 +132,9 @@ func Start(ctx context.Context, opts Options) (*Run, error) {
 	}
 	if err := r.openFolder(); err != nil {
 		return nil, err
+	}
+	if r.meta != nil {
+		r.recallQuestions()
 	}
 	if err := writeOwner(r.Dir, r.ID); err != nil {
 		return nil, err

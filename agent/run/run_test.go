@@ -235,10 +235,20 @@ func TestRunCancelAndResume(t *testing.T) {
 	if len(saved.Functions) != 1 {
 		t.Errorf("the edited locations were not saved: %+v", saved)
 	}
-	// The agent asks for the interrupted revert again and goes on to the end.
+	// The run asks for the interrupted revert again, and the agent goes on
+	// from its answer to the end.
 	r2, err := Start(context.Background(), Options{Repo: repo, Resume: r.ID, ResolveModel: script(t, "resume.json"), Approve: "auto"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	reasked := ""
+	for e := range r2.Events() {
+		if e.Type == event.Approval && reasked == "" {
+			reasked = e.Approval.Action
+		}
+	}
+	if reasked != "revert_to" {
+		t.Errorf("the resumed run asked %q first, want the interrupted revert_to", reasked)
 	}
 	sum, err = r2.Wait()
 	if err != nil || sum.Status != "submitted" || !sum.Resumed {

@@ -10,6 +10,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/localize"
 	"github.com/swe-adept/swe-adept/agent/localize/heuristic"
+	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/index"
 )
 
@@ -19,9 +20,9 @@ func call(name string, args map[string]any) llm.Turn {
 }
 
 // TestStatusNamesWhatWasMerged: a run that worked with hypotheses ends
-// "submitted" only with a merged solution, or when the agent submits
-// saying the engineer refused its merge; otherwise "submitted_unmerged",
-// and the summary says why.
+// "submitted" only with a merged solution; a refused merge, whatever the
+// agent says when it submits, ends "submitted_unmerged", and --apply
+// applies nothing then and says so. An empty patch never ends "submitted".
 func TestStatusNamesWhatWasMerged(t *testing.T) {
 	needPython(t)
 	edit := call("str_replace_editor", map[string]any{"command": "str_replace", "path": "inventory/pricing.py",
@@ -38,16 +39,19 @@ func TestStatusNamesWhatWasMerged(t *testing.T) {
 	}
 	tests := []struct {
 		name, approve, summary, want string
+		turns                        []llm.Turn
+		applied                      bool
 	}{
-		{"merged", "auto", "divided by 100", "submitted"},
-		{"merge refused, submitted anyway", "deny", "divided by 100", SubmittedUnmerged},
-		{"merge refused, and the agent says so", "deny", "the engineer refused the merge; the branch divide holds the fix", "submitted"},
+		{"merged", "auto", "divided by 100", "submitted", work, true},
+		{"merge refused, submitted anyway", "deny", "divided by 100", runfolder.SubmittedUnmerged, work, false},
+		{"merge refused, and the agent says so", "deny", "the engineer refused the merge; the branch divide holds the fix", runfolder.SubmittedUnmerged, work, false},
+		{"nothing changed", "auto", "nothing to fix", runfolder.SubmittedEmpty, nil, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			turns := append(append([]llm.Turn{}, work...), call("submit", map[string]any{"summary": tc.summary}))
+			turns := append(append([]llm.Turn{}, tc.turns...), call("submit", map[string]any{"summary": tc.summary}))
 			repo, _ := sampleRepo(t)
-			r, err := Start(context.Background(), Options{Repo: repo, Issue: readIssue(t), Approve: tc.approve,
+			r, err := Start(context.Background(), Options{Repo: repo, Issue: readIssue(t), Approve: tc.approve, Apply: true,
 				ResolveModel: llm.NewScripted(&llm.Script{Turns: turns}), Locations: &localize.Locations{Files: []string{"inventory/pricing.py"}}})
 			if err != nil {
 				t.Fatal(err)
@@ -56,8 +60,15 @@ func TestStatusNamesWhatWasMerged(t *testing.T) {
 			if sum.Status != tc.want {
 				t.Fatalf("status %s, want %s (%s)", sum.Status, tc.want, sum.Message)
 			}
-			if tc.want == SubmittedUnmerged && sum.Merged != "" {
+			if tc.want == runfolder.SubmittedUnmerged && sum.Merged != "" {
 				t.Errorf("merged %q with status %s", sum.Merged, sum.Status)
+			}
+			changed := strings.Contains(git(t, repo, "status", "--porcelain"), "inventory/pricing.py")
+			if sum.Applied != tc.applied || changed != tc.applied {
+				t.Errorf("applied %v, checkout changed %v; want %v (%s)", sum.Applied, changed, tc.applied, sum.Message)
+			}
+			if !tc.applied && !strings.Contains(sum.Message, "nothing applied") {
+				t.Errorf("the summary does not say --apply applied nothing: %s", sum.Message)
 			}
 		})
 	}

@@ -41,7 +41,8 @@ type state struct {
 	mergeRefused bool // the engineer refused a merge
 	// localizedOnly: the run stopped after localization (LocalizeOnly).
 	localizedOnly bool
-	locsEdited    bool // the engineer edited the ranked locations
+	locsEdited    bool         // the engineer edited the ranked locations
+	ix            *index.Index // the index localization built; nil when none was
 	history       []llm.Message
 	mem           *memory.Memory
 	transcrpt     runfolder.Transcript
@@ -144,11 +145,12 @@ func (r *Run) locate(ctx context.Context, st *state) error {
 	if err != nil {
 		return err
 	}
+	st.ix = ix
 	model, err := r.localizerFor(ix)
 	if err != nil {
 		return err
 	}
-	locs, err := localize.Run(ctx, localize.Config{Index: ix, Model: model, Bus: r.bus, Gate: r.gate, Issue: r.opts.Issue + r.locationNotes(),
+	locs, err := localize.Run(ctx, localize.Config{Index: ix, Model: model, Bus: r.bus, Gate: r.gate, Issue: r.issue() + r.locationNotes(),
 		MaxIterations: r.opts.LocalizeMaxIterations, MaxTokens: r.opts.MaxTokens, MaxCost: r.opts.MaxCost})
 	if locs != nil {
 		st.locs = locs
@@ -168,6 +170,9 @@ func (r *Run) locate(ctx context.Context, st *state) error {
 func (r *Run) localizerFor(ix *index.Index) (llm.Model, error) {
 	if m := r.localizeModel(); m != nil {
 		return m, nil
+	}
+	if r.opts.Localizer == nil {
+		return nil, fmt.Errorf("%w to localize again: give a localization model, or --locations FILE naming where to work", ErrNoModel)
 	}
 	m, notice, err := r.opts.Localizer(ix)
 	if err != nil {
@@ -224,13 +229,16 @@ func (r *Run) resolveIssue(ctx context.Context, st *state) error {
 	if r.opts.InPlace {
 		guard = newLiveEdits(ctx, st.ws.Repo, r.Dir)
 	}
+	if sub, ok := r.submittedOnRefusal(st); ok {
+		return r.reaskMerge(ctx, st, tracker, sub)
+	}
 	ag, err := resolve.New(resolve.Config{
 		Model: r.resolveModel(), Workdir: st.ws.Dir, Issue: r.issue(), Files: st.locs.Files, Functions: st.locs.Functions, LocationsEdited: st.locsEdited,
 		Extra: tracker.Tools(), Bus: r.bus, Gate: r.gate, Approver: r.approver(), Mode: r.mode, Allow: r.opts.Allow,
 		MaxIterations: r.opts.MaxIterations, MaxTokens: maxTok, MaxCost: maxCost, Usage: &usage,
 		CommandTimeout: r.opts.CommandTimeout, CommandBudget: r.opts.CommandBudget, Sandbox: box, GitDirs: gitPaths,
 		Unconfined: r.unconfinedPolicy(), Env: r.commandEnv(), Secrets: r.secrets, MaxOutput: r.opts.CommandOutput,
-		History: st.history, Memo: tracker.Memo, Guard: guard.checkFunc(),
+		History: st.history, Rerun: r.asked.pending, Memo: tracker.Memo, Guard: guard.checkFunc(),
 		OnStep: func(msgs []llm.Message) {
 			r.saveTranscript(st, msgs)
 			guard.markAfter(ctx)
@@ -294,38 +302,25 @@ func scrubMessages(msgs []llm.Message, secrets []string) []llm.Message {
 	return out
 }
 
-// status names how a run ended.
-// Localized: the run stopped after localization, as asked, keeping the
-// ranking.
-const Localized = "localized"
-
-// SubmittedUnmerged: the agent submitted, but no hypothesis was merged
-// onto the original state (and no refused merge explains why): the patch
-// is the workspace as it was, not a merged solution.
-const SubmittedUnmerged = "submitted_unmerged"
-
+// status names how a run ended (see runfolder.Summary.Status).
 func status(st *state, err error) string {
 	switch {
 	case errors.Is(err, context.Canceled):
 		return string(tool.Cancelled)
 	case st.localizedOnly && err == nil:
-		return Localized
+		return runfolder.Localized
 	case st.out.Status == tool.Submitted && unmerged(st):
-		return SubmittedUnmerged
+		return runfolder.SubmittedUnmerged
+	case st.out.Status == tool.Submitted && st.sum.Patch == "":
+		return runfolder.SubmittedEmpty
 	case st.out.Status != "":
 		return string(st.out.Status)
 	}
 	return "failed"
 }
 
-// unmerged: the run worked with hypotheses but merged none, and the agent
-// did not submit saying that the engineer refused its merge.
-func unmerged(st *state) bool {
-	if !st.branched || st.merged != "" {
-		return false
-	}
-	return !(st.mergeRefused && strings.Contains(strings.ToLower(submissionSummary(st)), "refus"))
-}
+// unmerged: the run worked with hypotheses but merged none.
+func unmerged(st *state) bool { return st.branched && st.merged == "" }
 
 // explain is the summary's message: what the status means for the engineer.
 func explain(st *state, err error) string {
@@ -335,8 +330,14 @@ func explain(st *state, err error) string {
 	case st.localizedOnly && err == nil:
 		return "localized; no resolution model is configured, so the run stops here with the ranking saved in " + filepath.Join(st.sum.RunDir, runfolder.LocationsFile) +
 			". Configure a model (OPENAI_API_KEY or a base URL, and a model name) to resolve, or work on the ranking by hand with 'swe-adept hyp'."
+	case st.out.Status == tool.Submitted && unmerged(st) && st.mergeRefused:
+		return "submitted without a merged solution: you refused the merge, so nothing was merged; patch.diff holds the agent's work as it left it, " +
+			"to read, not a solution (it is neither applied nor exported as a prediction). " + strings.TrimSpace(submissionSummary(st))
 	case st.out.Status == tool.Submitted && unmerged(st):
-		return "submitted without a merged solution: no merge_solution succeeded, so the patch is the workspace as the agent left it. " + strings.TrimSpace(submissionSummary(st))
+		return "submitted without a merged solution: no merge_solution succeeded, so patch.diff is the workspace as the agent left it, " +
+			"to read, not a solution (it is neither applied nor exported as a prediction). " + strings.TrimSpace(submissionSummary(st))
+	case st.out.Status == tool.Submitted && st.sum.Patch == "":
+		return "the agent submitted no changes: the patch is empty. " + strings.TrimSpace(submissionSummary(st))
 	case st.out.Status == tool.ExitNoTool:
 		return "the model kept answering without calling a tool; it may not support tool calls (try another --model)"
 	case st.out.Status == tool.ExitFormat:

@@ -63,12 +63,31 @@ type Transcript struct {
 	Resolve  []llm.Message `json:"resolve"`
 }
 
+// Statuses a run ends with besides the resolution loop's own (submitted,
+// exit_cost, exit_error, cancelled, ...; see agent/tool.Status) and
+// "failed". Only "submitted" has a solution to apply or to export as a
+// prediction; README's table of statuses says what each one means.
+const (
+	Submitted = "submitted" // a merged solution, or the workspace of a run without hypotheses
+	// SubmittedUnmerged: the agent submitted, but it worked with hypotheses
+	// and merged none (the engineer refused the merge, or it was never
+	// asked): patch.diff holds the workspace as the agent left it, to read.
+	SubmittedUnmerged = "submitted_unmerged"
+	SubmittedEmpty    = "submitted_empty" // the agent submitted without changing anything
+	Localized         = "localized"       // stopped after localization, as asked, keeping the ranking
+)
+
+// HasSolution reports whether a run that ended with status has a solution:
+// only "submitted". Runs stopped by a limit keep their work so far in
+// patch.diff; unmerged and empty submissions have none.
+func HasSolution(status string) bool { return status == Submitted }
+
 // Summary is how a run ended, as saved in summary.json and printed last
 // in headless mode.
 type Summary struct {
 	ID         string   `json:"id"`
 	InstanceID string   `json:"instance_id,omitempty"` // a batch's runs
-	Status     string   `json:"status"`                // the resolution's exit status, or failed / cancelled
+	Status     string   `json:"status"`                // the resolution's exit status, one of the above, or failed
 	Message    string   `json:"message,omitempty"`
 	RunDir     string   `json:"run_dir"`
 	Workdir    string   `json:"workdir,omitempty"`

@@ -227,6 +227,22 @@ func (l *Loop) runCalls(ctx context.Context, msg llm.Message) (malformed bool, s
 	return malformed, stop, nil
 }
 
+// Rerun runs again calls of the last, interrupted turn, which is already in
+// Messages, each answered in the conversation as any call is: a resumed run
+// puts the questions they waited on to the engineer again.
+func (l *Loop) Rerun(ctx context.Context, calls []llm.ToolCall) error {
+	for _, c := range calls {
+		if err := l.cfg.Gate.Pass(ctx); err != nil {
+			return err
+		}
+		l.runOne(ctx, c, "")
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (l *Loop) runOne(ctx context.Context, c llm.ToolCall, thought string) (Output, bool) {
 	step := &event.ToolStep{CallID: c.ID, Name: c.Name, Arguments: c.Arguments, Thought: thought, Iteration: l.iter}
 	l.emit(event.Event{Type: event.ToolCall, Tool: step})

@@ -312,6 +312,30 @@ func TestSWEBenchPrediction(t *testing.T) {
 	}
 }
 
+// TestSWEBenchPredictionOfAnUnmergedRun: a run that ended without a merged
+// solution (the engineer refused the merge) predicts the empty patch, and
+// the record says why; patch.diff keeps the unmerged work to read.
+func TestSWEBenchPredictionOfAnUnmergedRun(t *testing.T) {
+	for _, status := range []string{"submitted_unmerged", "submitted_empty"} {
+		t.Run(status, func(t *testing.T) {
+			dir, _ := sampleRun(t)
+			sum := runfolder.Summary{ID: "r20261122", Status: status, Message: "you refused the merge"}
+			b, err := json.Marshal(sum)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Join(dir, runfolder.SummaryFile), string(b))
+			m, _ := exportJSON(t, dir, Options{Format: FormatSWEBench})
+			if m["model_patch"] != "" {
+				t.Errorf("model_patch %q, want empty for a %s run", m["model_patch"], status)
+			}
+			if note, _ := m["note"].(string); !strings.Contains(note, status) {
+				t.Errorf("the record's note %q does not say the run ended %s", note, status)
+			}
+		})
+	}
+}
+
 func TestWriteUnknownFormat(t *testing.T) {
 	dir, _ := sampleRun(t)
 	r, err := Load(dir)

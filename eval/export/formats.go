@@ -81,7 +81,10 @@ func LocAgent(r *Run, instanceID string) (swebench.LocAgentOutput, error) {
 }
 
 // Prediction is the run's SWE-bench prediction. A run without a patch
-// predicts the empty patch, which the harness scores as unresolved.
+// predicts the empty patch, which the harness scores as unresolved; so
+// does a run that submitted without a solution (a refused merge, nothing
+// merged, nothing changed), whose patch.diff is only the agent's work as
+// it left it. The record's note says why.
 func Prediction(r *Run, instanceID, model string) swebench.Prediction {
 	if instanceID == "" {
 		instanceID = r.InstanceID()
@@ -89,7 +92,15 @@ func Prediction(r *Run, instanceID, model string) swebench.Prediction {
 	if model == "" {
 		model = r.Model()
 	}
-	return swebench.Prediction{InstanceID: instanceID, ModelNameOrPath: model, ModelPatch: r.Patch}
+	p := swebench.Prediction{InstanceID: instanceID, ModelNameOrPath: model, ModelPatch: r.Patch}
+	if s := r.Summary; s != nil && (s.Status == runfolder.SubmittedUnmerged || s.Status == runfolder.SubmittedEmpty) {
+		p.ModelPatch = ""
+		p.Note = "no solution: the run ended " + s.Status + ", so model_patch is empty"
+		if s.Message != "" {
+			p.Note += " (" + s.Message + ")"
+		}
+	}
+	return p
 }
 
 // Options pick the format and override what the run records.

@@ -36,11 +36,13 @@ func NewLocAgentOutput(id string, files, functions []string) LocAgentOutput {
 	return out
 }
 
-// Prediction is one SWE-bench prediction, as the harness reads it.
+// Prediction is one SWE-bench prediction, as the harness reads it. Note,
+// which the harness ignores, says why a patch is empty.
 type Prediction struct {
 	InstanceID      string `json:"instance_id"`
 	ModelNameOrPath string `json:"model_name_or_path"`
 	ModelPatch      string `json:"model_patch"`
+	Note            string `json:"note,omitempty"`
 }
 
 func dedupe(s []string) []string {
