@@ -307,35 +307,16 @@ func nonEmpty(s, def string) string {
 	return s
 }
 
-// modesHeader starts the list of exact file modes in a set-aside commit's
-// message: git keeps only the executable bit, and a 0600 file must not
-// come back as 0644.
-const modesHeader = "\n\nswe-adept file modes:\n"
-
-// fileModes lists the changed and untracked files whose permissions git
-// would not bring back, for the set-aside commit's message.
+// fileModes records, for the set-aside commit's message, the exact
+// permissions of the changed and untracked files that git would not bring
+// back.
 func (r *Repo) fileModes(ctx context.Context, untracked []string) (string, error) {
 	changed, err := r.cmd("diff", "-z", "--name-only", "HEAD").run(ctx)
 	if err != nil {
 		return "", fmt.Errorf("list changed files: %w", err)
 	}
-	var b strings.Builder
-	for _, p := range append(strings.Split(string(changed), "\x00"), untracked...) {
-		if p == "" {
-			continue
-		}
-		fi, err := os.Lstat(filepath.Join(r.dir, filepath.FromSlash(p)))
-		if err != nil || !fi.Mode().IsRegular() {
-			continue
-		}
-		if perm := fi.Mode().Perm(); perm != 0o644 && perm != 0o755 {
-			fmt.Fprintf(&b, "%04o %s\n", perm, p)
-		}
-	}
-	if b.Len() == 0 {
-		return "", nil
-	}
-	return modesHeader + b.String(), nil
+	paths := append(strings.Split(string(changed), "\x00"), untracked...)
+	return encodeModes(r.modesOf(paths))
 }
 
 // restoreModes applies the modes recorded in a set-aside commit.
@@ -344,24 +325,11 @@ func (r *Repo) restoreModes(ctx context.Context, ref string) error {
 	if err != nil {
 		return err
 	}
-	_, list, ok := strings.Cut(msg, strings.TrimLeft(modesHeader, "\n"))
-	if !ok {
-		return nil
+	modes, err := decodeModes(msg)
+	if err != nil {
+		return err
 	}
-	for _, line := range strings.Split(list, "\n") {
-		mode, p, ok := strings.Cut(strings.TrimSpace(line), " ")
-		if !ok {
-			continue
-		}
-		var perm uint32
-		if _, err := fmt.Sscanf(mode, "%o", &perm); err != nil {
-			continue
-		}
-		if err := os.Chmod(filepath.Join(r.dir, filepath.FromSlash(p)), os.FileMode(perm)); err != nil && !os.IsNotExist(err) {
-			return err
-		}
-	}
-	return nil
+	return r.applyModes(modes)
 }
 
 // addAllArgs is `git add -A` leaving out untracked nested repositories:
