@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/swe-adept/swe-adept/internal/atomicfile"
 )
 
 // Mode chooses where a run works.
@@ -451,21 +453,14 @@ func statePath(co *Repo, runID string) string {
 	return filepath.Join(co.commonDir, filepath.FromSlash(stateDir), runID+".json")
 }
 
-// save writes the run state atomically.
+// save writes the run state durably: a kill or a power cut leaves the
+// old state or the new one, never a torn or empty file.
 func (w *Workspace) save() error {
 	path := statePath(w.checkout, w.RunID)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("save run state: %w", err)
 	}
-	data, err := json.MarshalIndent(w.st, "", "  ")
-	if err != nil {
-		return fmt.Errorf("save run state: %w", err)
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("save run state: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := atomicfile.WriteJSON(path, w.st); err != nil {
 		return fmt.Errorf("save run state: %w", err)
 	}
 	return nil
