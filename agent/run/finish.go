@@ -29,8 +29,8 @@ func (r *Run) finish(parent context.Context, st *state, runErr error) {
 		runErr = parent.Err()
 	}
 	sum := &st.sum
-	sum.Status, sum.Message = status(st, runErr), explain(st, runErr)
 	sum.InPlace = r.opts.InPlace
+	sum.Status, sum.Message = status(st, runErr), explain(st, runErr, r.repo.Dir())
 	if st.locs != nil {
 		sum.Files, sum.Functions = st.locs.Files, st.locs.Functions
 	}
@@ -40,9 +40,14 @@ func (r *Run) finish(parent context.Context, st *state, runErr error) {
 			sum.Message = join(sum.Message, err.Error())
 		}
 		if err := st.ws.close(ctx); err != nil {
-			r.emit(event.Event{Type: event.Error, Text: "your checkout was NOT put back: " + err.Error()})
-			sum.Message = join(sum.Message, err.Error())
-			sum.CheckoutError = err.Error()
+			text := err.Error()
+			var npb *vcs.NotPutBackError
+			if !errors.As(err, &npb) {
+				text = "your checkout was NOT put back: " + text
+			}
+			r.emit(event.Event{Type: event.Error, Text: text})
+			sum.Message = join(sum.Message, text)
+			sum.CheckoutError = text
 		}
 		r.apply(ctx, st)
 		if sum.Status == string(tool.Submitted) && sum.Patch == "" {
@@ -84,7 +89,7 @@ func (r *Run) total(sum *runfolder.Summary) bool {
 // current state when nothing was merged) against the original state, without
 // scratch files unless the agent kept them.
 func (r *Run) savePatch(ctx context.Context, st *state) error {
-	wt, err := st.ws.Repo.PatchWorkTree(ctx, st.ws.Original)
+	wt, err := r.workPatch(ctx, st)
 	if err != nil {
 		return fmt.Errorf("final patch: %w", err)
 	}
@@ -94,7 +99,7 @@ func (r *Run) savePatch(ctx context.Context, st *state) error {
 	}
 	extra := ""
 	if st.merged != "" {
-		if extra, err = st.ws.Repo.Patch(ctx, st.ws.Original, st.merged); err != nil {
+		if extra, err = r.patchWithout(ctx, st, st.merged); err != nil {
 			return fmt.Errorf("final patch: the merged branch: %w", err)
 		}
 	}
@@ -118,6 +123,38 @@ func (r *Run) savePatch(ctx context.Context, st *state) error {
 	}
 	r.emit(event.Event{Type: event.Diff, Agent: event.Resolver, Diff: &event.DiffInfo{From: st.ws.Original, To: "final", Label: label, Patch: patch, Stat: st.sum.Stat}})
 	return nil
+}
+
+// workPatch is the workspace's state against the original one: as it is,
+// or as the run left it when the engineer's edits stopped it.
+func (r *Run) workPatch(ctx context.Context, st *state) (string, error) {
+	state := st.ownState
+	if state == "" {
+		snap, err := st.ws.Repo.Snapshot(ctx)
+		if err != nil {
+			return "", err
+		}
+		state = snap
+	}
+	return r.patchWithout(ctx, st, state)
+}
+
+// patchWithout is the diff from the original state to state, leaving out
+// the untracked and ignored files the checkout held when an in-place run
+// started: they are the engineer's, whatever .gitignore says now.
+func (r *Run) patchWithout(ctx context.Context, st *state, state string) (string, error) {
+	if st.ws.recorded != nil {
+		paths, err := st.ws.recorded(ctx)
+		if err != nil {
+			return "", err
+		}
+		if len(paths) > 0 {
+			if state, err = st.ws.Repo.CommitWithout(ctx, st.ws.Original, state, paths); err != nil {
+				return "", err
+			}
+		}
+	}
+	return st.ws.Repo.Patch(ctx, st.ws.Original, state)
 }
 
 // apply puts a submitted patch on the engineer's checkout as uncommitted
