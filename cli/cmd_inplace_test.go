@@ -164,7 +164,7 @@ func TestEditsDuringAnInPlaceRunAreKept(t *testing.T) {
 	if err := cmd.Wait(); err == nil {
 		t.Fatal("the run went on after the engineer's edit")
 	}
-	if !strings.Contains(last, "files changed in your checkout") {
+	if !strings.Contains(last, `you changed \"mine.txt\" in your checkout`) {
 		t.Errorf("the summary does not say why: %s", last)
 	}
 	if after := checkoutState(t, repo); after != before {
@@ -173,6 +173,9 @@ func TestEditsDuringAnInPlaceRunAreKept(t *testing.T) {
 	patches, _ := filepath.Glob(filepath.Join(repo, ".git", "swe-adept", "runs", "*", "edits-during-run.patch"))
 	if len(patches) != 1 {
 		t.Fatalf("the edit was not kept as a patch: %v", patches)
+	}
+	if own, err := os.ReadFile(filepath.Join(filepath.Dir(patches[0]), "patch.diff")); err == nil && strings.Contains(string(own), "mine.txt") {
+		t.Errorf("the run's own patch.diff holds the engineer's edit, so applying both applies it twice:\n%s", own)
 	}
 	gitIn(t, repo, "apply", patches[0])
 	if b, err := os.ReadFile(filepath.Join(repo, "mine.txt")); err != nil || string(b) != "written during the run\n" {

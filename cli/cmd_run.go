@@ -191,6 +191,9 @@ func runOptions(f runFlags, stdin io.Reader) (run.Options, error) {
 // quits (which cancels it), then reports where the patch is.
 func runScreen(ctx context.Context, r *run.Run, stderr io.Writer) error {
 	sum, err, werr := showRun(ctx, r, tui.Options{Title: "swe-adept " + r.ID})
+	if sum.CheckoutError != "" {
+		return errors.Join(notPutBack(sum), err, werr) // what matters most comes first
+	}
 	fmt.Fprintf(stderr, "run %s: %s, %d tokens, %s%s\n", sum.ID, sum.Status, sum.Tokens, sum.Cost, patchNote(sum))
 	if err != nil || werr != nil {
 		return errors.Join(err, werr)
