@@ -113,7 +113,7 @@ func (r *Repo) entriesOf(ctx context.Context, rev string, paths []string) (map[s
 	out := map[string]Entry{}
 	for p, e := range all {
 		if want[p] {
-			out[p] = Entry{Mode: e.Mode, Hash: e.Hash}
+			out[p] = Entry(e)
 		}
 	}
 	return out, nil
@@ -135,16 +135,23 @@ func (r *Repo) PathsPatch(ctx context.Context, from, to string, paths []string) 
 	return string(out), nil
 }
 
-// RecordedPaths are the untracked and ignored files the checkout held when
-// this in-place run started: the engineer's, never part of its patch. A
-// run in its own worktree has none.
-func (w *Workspace) RecordedPaths(ctx context.Context) ([]string, error) {
+// RecordedPaths are the untracked and the ignored files the checkout held
+// when this in-place run started: the engineer's, never part of its patch.
+// A run in its own worktree has none.
+func (w *Workspace) RecordedPaths(ctx context.Context) (untracked, ignored []string, err error) {
 	if !w.InPlace || !w.st.Recorded {
-		return nil, nil
+		return nil, nil, nil
 	}
 	rec, _, err := w.checkout.loadRecord(ctx, StashRefPrefix+w.StashName(recordName))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return sortedKeys(recordPaths(rec)), nil
+	for _, e := range rec.Files {
+		if e.Ignored {
+			ignored = append(ignored, e.Path)
+		} else {
+			untracked = append(untracked, e.Path)
+		}
+	}
+	return untracked, ignored, nil
 }

@@ -111,6 +111,13 @@ func (w *Workspace) giveBack(ctx context.Context) error {
 		return fmt.Errorf("check out your %s again: %w", nonEmpty(w.st.Branch, "commit "+short(w.st.Head)), err)
 	}
 	if w.st.Stashed {
+		if cs, err := co.changes(ctx); err != nil || len(cs) > 0 {
+			if err == nil {
+				err = fmt.Errorf("after checking out your %s the checkout still shows changes (%s), so your uncommitted changes were not applied over them",
+					nonEmpty(w.st.Branch, "commit "+short(w.st.Head)), names(changePaths(cs)))
+			}
+			return err
+		}
 		if err := co.Restore(ctx, w.StashName(checkoutStash)); err != nil {
 			return fmt.Errorf("restore your uncommitted changes: %w", err)
 		}
@@ -136,7 +143,8 @@ func (w *Workspace) loadRecord(ctx context.Context) (*checkoutRecord, map[string
 
 // saveLeftover saves whatever is in the checkout now (the run's work, or a
 // half-done earlier give-back) on a ref of its own, untracked files and
-// changed ignored ones included, before anything is cleaned. The first
+// changed ignored ones included, before anything is cleaned. Files ignored
+// when the run started are left where they are (the record has them). The first
 // time, it also records where the run stood, for --resume.
 func (w *Workspace) saveLeftover(ctx context.Context, rec *checkoutRecord, blobs map[string]treeEntry) error {
 	co := w.checkout
@@ -153,7 +161,7 @@ func (w *Workspace) saveLeftover(ctx context.Context, rec *checkoutRecord, blobs
 		kind = "partial"
 	}
 	name := w.StashName(fmt.Sprintf("%s-%d", kind, time.Now().UnixNano()))
-	saved, err := co.saveAside(ctx, name, recordPaths(rec), extra)
+	saved, err := co.saveAside(ctx, name, ignoredPaths(rec), extra)
 	if err != nil {
 		if w.st.Returning {
 			// What is there came from refs in an earlier attempt: going on
@@ -171,8 +179,9 @@ func (w *Workspace) saveLeftover(ctx context.Context, rec *checkoutRecord, blobs
 }
 
 // changedRecordFiles lists the recorded untracked and ignored files that
-// differ from the record and exist: the leftover keeps their current
-// bytes before the record's are written back.
+// differ from the record and exist, and what stands where their folders
+// were: the leftover keeps their current bytes before the record's are
+// written back.
 func (w *Workspace) changedRecordFiles(ctx context.Context, rec *checkoutRecord, blobs map[string]treeEntry) []string {
 	if rec == nil {
 		return nil
@@ -181,23 +190,33 @@ func (w *Workspace) changedRecordFiles(ctx context.Context, rec *checkoutRecord,
 	if err != nil {
 		return nil
 	}
+	obstacles := w.checkout.obstacles(rec)
 	var out []string
 	for _, p := range bad {
-		if _, err := os.Lstat(filepath.Join(w.checkout.dir, filepath.FromSlash(p))); err == nil {
+		beneath := false
+		for _, o := range obstacles {
+			beneath = beneath || strings.HasPrefix(p, o+"/")
+		}
+		if beneath {
+			continue // behind a link: not a file of the checkout
+		}
+		if fi, err := os.Lstat(filepath.Join(w.checkout.dir, filepath.FromSlash(p))); err == nil && !fi.IsDir() {
 			out = append(out, p)
 		}
 	}
-	return out
+	return append(out, obstacles...)
 }
 
-// untrackedToRemove lists the untracked files the run left: everything
-// untracked now except what was untracked or ignored before the run.
+// untrackedToRemove lists the untracked files to clean away: everything
+// untracked now except what was ignored before the run (an agent may have
+// un-ignored it; it stays where it is). The engineer's own untracked files
+// come back from their set-aside state and the record.
 func (w *Workspace) untrackedToRemove(ctx context.Context, rec *checkoutRecord) []string {
 	now, err := w.checkout.untracked(ctx)
 	if err != nil {
 		return nil
 	}
-	keep := recordPaths(rec)
+	keep := ignoredPaths(rec)
 	var out []string
 	for _, p := range now {
 		if !keep[p] {

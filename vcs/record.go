@@ -310,14 +310,16 @@ func (r *Repo) lsTree(ctx context.Context, rev, prefix string) (map[string]treeE
 	return files, nil
 }
 
-// recordPaths is the set of untracked and ignored paths of a record.
-func recordPaths(rec *checkoutRecord) map[string]bool {
+// ignoredPaths is the set of paths a record holds as ignored.
+func ignoredPaths(rec *checkoutRecord) map[string]bool {
 	keep := map[string]bool{}
 	if rec == nil {
 		return keep
 	}
 	for _, e := range rec.Files {
-		keep[e.Path] = true
+		if e.Ignored {
+			keep[e.Path] = true
+		}
 	}
 	return keep
 }

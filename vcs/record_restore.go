@@ -77,6 +77,36 @@ func (r *Repo) sameAsBlob(p string, want treeEntry, newHash func() hash.Hash) bo
 	return fmt.Sprintf("%x", h.Sum(nil)) == want.Hash
 }
 
+// obstacles are the paths that stand, as a file or a link, where a folder
+// of a recorded file was: the run put them there (a link out of the
+// checkout, say). Each is the first such component from the top, so every
+// folder above it is a real folder of the checkout.
+func (r *Repo) obstacles(rec *checkoutRecord) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range rec.Files {
+		if e.Other {
+			continue
+		}
+		parts := strings.Split(e.Path, "/")
+		for i := 1; i < len(parts); i++ {
+			p := strings.Join(parts[:i], "/")
+			fi, err := os.Lstat(filepath.Join(r.dir, filepath.FromSlash(p)))
+			if err != nil {
+				break // missing: writeBeneath makes it
+			}
+			if !fi.IsDir() {
+				if !seen[p] {
+					seen[p] = true
+					out = append(out, p)
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
 // blobHasher returns the hash of the repository's object format.
 func (r *Repo) blobHasher(ctx context.Context) (func() hash.Hash, error) {
 	format, err := r.git(ctx, "rev-parse", "--show-object-format")
@@ -98,6 +128,11 @@ func (r *Repo) restoreRecordFiles(ctx context.Context, rec *checkoutRecord, blob
 		return err
 	}
 	if len(bad) > 0 {
+		for _, o := range r.obstacles(rec) {
+			if err := os.Remove(filepath.Join(r.dir, filepath.FromSlash(o))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("clear %q, which stands where a folder of yours was: %w", o, err)
+			}
+		}
 		if err := r.writeBlobs(ctx, bad, blobs); err != nil {
 			return err
 		}

@@ -178,7 +178,7 @@ func (w *Workspace) saveCrashed(ctx context.Context, head Head) error {
 		return err
 	}
 	name := w.StashName("crashed")
-	saved, err := co.saveAside(ctx, name, recordPaths(rec), nil)
+	saved, err := co.saveAside(ctx, name, ignoredPaths(rec), nil)
 	if err != nil {
 		return fmt.Errorf("save the run's own work: %w", err)
 	}
@@ -199,11 +199,14 @@ func (w *Workspace) foreign(head Head) error {
 	if head.Branch == "" || strings.HasPrefix(head.Branch, branchPrefix+w.RunID+"/") {
 		return nil
 	}
-	if head.Branch == w.st.Branch && (w.st.Crashed != nil || w.st.Returning) {
-		return nil // an earlier give-back got as far as checking it out
+	if head.Branch == w.st.Branch {
+		// A give-back got as far as checking it out, or the engineer did:
+		// what is there now is saved before anything is cleaned.
+		return nil
 	}
-	return fmt.Errorf("run %s crashed working in this checkout, and the checkout was changed since (HEAD is on %s): nothing was touched",
-		w.RunID, head.Branch)
+	return &NotPutBackError{Run: w.RunID, Steps: w.byHandFrom(head.Branch),
+		Reason: fmt.Errorf("run %s crashed working in this checkout, and the checkout was changed since (HEAD is on %s): nothing was touched",
+			w.RunID, head.Branch)}
 }
 
 // matchesState compares the index, the working tree's tracked files and

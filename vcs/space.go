@@ -11,7 +11,7 @@ import (
 
 // spaceMargin covers what the estimate does not count: lock files, git's
 // temporary files, the run state, ORIG_HEAD.
-const spaceMargin = 256 << 10
+const spaceMargin = 64 << 10
 
 // spaceNeed is what a give-back will write.
 type spaceNeed struct {
