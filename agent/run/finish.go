@@ -144,11 +144,11 @@ func (r *Run) workPatch(ctx context.Context, st *state) (string, error) {
 // started: they are the engineer's, whatever .gitignore says now.
 func (r *Run) patchWithout(ctx context.Context, st *state, state string) (string, error) {
 	if st.ws.recorded != nil {
-		paths, err := st.ws.recorded(ctx)
+		untracked, ignored, err := st.ws.recorded(ctx)
 		if err != nil {
 			return "", err
 		}
-		if len(paths) > 0 {
+		if paths := append(untracked, ignored...); len(paths) > 0 {
 			if state, err = st.ws.Repo.CommitWithout(ctx, st.ws.Original, state, paths); err != nil {
 				return "", err
 			}

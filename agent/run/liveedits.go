@@ -47,14 +47,25 @@ type liveEdits struct {
 	tree, head string // the working tree and HEAD after the agent's last call
 	ws         *resolve.Workspace
 	confined   bool // shell commands run in a mount namespace of their own
+	// ignored are the files ignored when the run started: if the agent
+	// un-ignores one it shows up in the tree, but nobody changed it, and
+	// the give-back restores it byte for byte anyway.
+	ignored map[string]bool
 	// stopped is the run's own state (a commit) when it stopped for the
 	// engineer's edits: its patch is taken from there.
 	stopped string
 }
 
-func newLiveEdits(ctx context.Context, repo *vcs.Repo, runDir, original string, confined bool) *liveEdits {
-	g := &liveEdits{repo: repo, dir: runDir, original: original, confined: confined}
-	g.ws, _ = resolve.NewWorkspace(repo.Dir())
+func newLiveEdits(ctx context.Context, ws *workspace, runDir string, confined bool) *liveEdits {
+	g := &liveEdits{repo: ws.Repo, dir: runDir, original: ws.Original, confined: confined, ignored: map[string]bool{}}
+	g.ws, _ = resolve.NewWorkspace(ws.Repo.Dir())
+	if ws.recorded != nil {
+		if _, ignored, err := ws.recorded(ctx); err == nil {
+			for _, p := range ignored {
+				g.ignored[p] = true
+			}
+		}
+	}
 	g.tree, g.head = g.state(ctx)
 	return g
 }
@@ -97,9 +108,13 @@ func (g *liveEdits) check(ctx context.Context) error {
 	if tree == g.tree {
 		return nil
 	}
-	changed, err := g.repo.ChangedEntries(ctx, g.tree, tree)
+	changed, err := g.changes(ctx, g.tree, tree)
 	if err != nil {
 		return fmt.Errorf("files changed in your checkout while the agent was not running a command; the run stops (%v)", err)
+	}
+	if len(changed) == 0 {
+		g.tree = tree
+		return nil
 	}
 	return g.keep(ctx, keys(changed), tree, "while the agent was not running a command")
 }
@@ -125,7 +140,7 @@ func (g *liveEdits) watch(ctx context.Context, call llm.ToolCall) func(context.C
 			}
 			return nil
 		}
-		changed, err := g.repo.ChangedEntries(ctx, beforeTree, tree)
+		changed, err := g.changes(ctx, beforeTree, tree)
 		if err != nil {
 			return fmt.Errorf("compare the checkout before and after %s: %w", call.Name, err)
 		}
@@ -136,6 +151,18 @@ func (g *liveEdits) watch(ctx context.Context, call llm.ToolCall) func(context.C
 		g.tree, g.head = tree, head
 		return nil
 	}
+}
+
+// changes compares two states of the working tree, leaving out the files
+// that were ignored when the run started.
+func (g *liveEdits) changes(ctx context.Context, from, to string) (vcs.Changed, error) {
+	changed, err := g.repo.ChangedEntries(ctx, from, to)
+	for p := range changed {
+		if g.ignored[p] {
+			delete(changed, p)
+		}
+	}
+	return changed, err
 }
 
 // notTheCalls lists the changed paths the call could not have changed.

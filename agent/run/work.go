@@ -32,7 +32,7 @@ type workspace struct {
 	close    func(ctx context.Context) error
 	// recorded lists the engineer's untracked and ignored files of an
 	// in-place checkout, never part of the patch; nil for a worktree.
-	recorded func(ctx context.Context) ([]string, error)
+	recorded func(ctx context.Context) (untracked, ignored []string, err error)
 }
 
 // state is what one run carries from phase to phase.
@@ -229,7 +229,7 @@ func (r *Run) resolveIssue(ctx context.Context, st *state) error {
 	}
 	var guard *liveEdits
 	if r.opts.InPlace {
-		guard = newLiveEdits(ctx, st.ws.Repo, r.Dir, st.ws.Original, box != nil)
+		guard = newLiveEdits(ctx, st.ws, r.Dir, box != nil)
 		if note := guard.attribution(); note != "" {
 			r.emit(event.Event{Type: event.Message, Text: note})
 		}

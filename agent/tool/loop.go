@@ -237,11 +237,11 @@ func (l *Loop) runCalls(ctx context.Context, msg llm.Message) (malformed bool, s
 
 func (l *Loop) runOne(ctx context.Context, c llm.ToolCall, thought string) (Output, bool, error) {
 	step := &event.ToolStep{CallID: c.ID, Name: c.Name, Arguments: c.Arguments, Thought: thought, Iteration: l.iter}
-	l.emit(event.Event{Type: event.ToolCall, Tool: step})
 	end := func(context.Context) error { return nil }
 	if l.cfg.Watch != nil {
-		end = l.cfg.Watch(ctx, c)
+		end = l.cfg.Watch(ctx, c) // before the call is shown: from then on a change may be the call's
 	}
+	l.emit(event.Event{Type: event.ToolCall, Tool: step})
 	out, bad := l.execute(ctx, c)
 	werr := end(ctx)
 	l.answer(c, out.Text)
