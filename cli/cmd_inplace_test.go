@@ -44,6 +44,16 @@ func TestInPlaceStartingStates(t *testing.T) {
 			write(t, repo, ".gitattributes", "*.txt filter=upper\n", 0o644)
 		}, "git filter"},
 		{"autocrlf", func(t *testing.T, repo string) { gitIn(t, repo, "config", "core.autocrlf", "true") }, "core.autocrlf"},
+		{"eol=crlf attributes", func(t *testing.T, repo string) {
+			write(t, repo, ".gitattributes", "* text eol=crlf\n", 0o644)
+		}, "text/eol attributes"},
+		{"a tracked 0600 file the agent edits", func(t *testing.T, repo string) {
+			os.Chmod(filepath.Join(repo, "inventory", "pricing.py"), 0o600)
+		}, ""},
+		{"an ignored file and ORIG_HEAD", func(t *testing.T, repo string) {
+			write(t, repo, "build/keep.bin", "\x00ignored bytes\r\n", 0o640)
+			write(t, repo, ".git/ORIG_HEAD", "0123456789012345678901234567890123456789\n", 0o644)
+		}, ""},
 		{"add -N", func(t *testing.T, repo string) {
 			write(t, repo, "planned.txt", "later\n", 0o644)
 			gitIn(t, repo, "add", "-N", "planned.txt")
