@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/llm/providertest"
@@ -107,7 +108,7 @@ func TestInPlaceEditDuringACommand(t *testing.T) {
 	resolve := script(t,
 		turn{Content: "Write.", ToolCalls: []toolCall{{Name: "str_replace_editor", Arguments: map[string]any{
 			"command": "create", "path": "agent.txt", "file_text": "the agent's\n"}}}},
-		bash("sleep 4"))
+		bash("echo the command writes too > command.txt; sleep 4"))
 	cmd := scriptedRun(t, repo, resolve)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -134,6 +135,7 @@ func TestInPlaceEditDuringACommand(t *testing.T) {
 	for l := range lines {
 		last = l
 		if strings.Contains(l, `"type":"tool_call"`) && strings.Contains(l, "sleep 4") {
+			waitFor(t, filepath.Join(repo, "command.txt")) // the command's own write comes first
 			write(t, repo, "README.md", "the engineer's edit\n", 0o644)
 			write(t, repo, "mine-new.txt", "a new file of mine\n", 0o644)
 		}
@@ -148,8 +150,15 @@ func TestInPlaceEditDuringACommand(t *testing.T) {
 		t.Fatalf("the checkout differs:\n%s", diffLines(before, after))
 	}
 	dir := runDirOf(t, repo)
-	if own, _ := os.ReadFile(filepath.Join(dir, runfolder.PatchFile)); strings.Contains(string(own), "mine-new.txt") || strings.Contains(string(own), "engineer's edit") {
+	own, _ := os.ReadFile(filepath.Join(dir, runfolder.PatchFile))
+	if strings.Contains(string(own), "mine-new.txt") || strings.Contains(string(own), "engineer's edit") {
 		t.Errorf("the run's patch holds the engineer's edits:\n%s", own)
+	}
+	if !strings.Contains(string(own), "command.txt") || !strings.Contains(string(own), "agent.txt") {
+		t.Errorf("the run's patch lost its own work (the command's file and the editor's):\n%s", own)
+	}
+	if kept, _ := os.ReadFile(filepath.Join(dir, "edits-during-run.patch")); strings.Contains(string(kept), "command.txt") {
+		t.Errorf("the command's own write was taken for the engineer's:\n%s", kept)
 	}
 	var sum struct{ Message string }
 	_ = json.Unmarshal([]byte(last), &sum)
@@ -192,6 +201,21 @@ func TestInPlaceResumeAfterATornEventLog(t *testing.T) {
 	}
 	if !strings.Contains(string(data), "ended in a partial line") {
 		t.Error("the resume did not record that it trimmed the log")
+	}
+}
+
+// waitFor waits until path exists (a command in another process wrote it).
+func waitFor(t *testing.T, path string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never appeared", path)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
