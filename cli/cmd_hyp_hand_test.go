@@ -50,10 +50,14 @@ func TestHypByHandGivesTheCheckoutBack(t *testing.T) {
 			}
 			if b, err := cli(t, repo, "run", "--repo", repo, "--in-place", "--issue", filepath.Join(mustAbs(t, runSample), "issue.md"), "--headless",
 				"--script-resolve", filepath.Join(mustAbs(t, runSample), "resolve.json"), "--locations", filepath.Join(mustAbs(t, runSample), "locations.txt")).CombinedOutput(); err == nil ||
-				!strings.Contains(string(b), "hyp git finish") {
+				!strings.Contains(string(b), "end it with: swe-adept hyp") {
 				t.Errorf("an in-place run started during the session: %v\n%s", err, tail(string(b)))
+			} else {
+				// The command it names ends the session when pasted.
+				text := string(b) // stderr comes last, after the JSON events
+				cmd, _, _ := strings.Cut(text[strings.LastIndex(text, "end it with: ")+len("end it with: "):], "\n")
+				paste(t, pasteBin(t), []string{cmd})
 			}
-			hypCLI(t, repo, "git", "finish")
 			after := checkoutState(t, repo)
 			if !merge {
 				if after != before {

@@ -44,6 +44,16 @@ func TestInPlaceStartingStates(t *testing.T) {
 			write(t, repo, ".gitattributes", "*.txt filter=upper\n", 0o644)
 		}, "git filter"},
 		{"autocrlf", func(t *testing.T, repo string) { gitIn(t, repo, "config", "core.autocrlf", "true") }, "core.autocrlf"},
+		{"eol=crlf attributes", func(t *testing.T, repo string) {
+			write(t, repo, ".gitattributes", "* text eol=crlf\n", 0o644)
+		}, "text/eol attributes"},
+		{"a tracked 0600 file the agent edits", func(t *testing.T, repo string) {
+			os.Chmod(filepath.Join(repo, "inventory", "pricing.py"), 0o600)
+		}, ""},
+		{"an ignored file and ORIG_HEAD", func(t *testing.T, repo string) {
+			write(t, repo, "build/keep.bin", "\x00ignored bytes\r\n", 0o640)
+			write(t, repo, ".git/ORIG_HEAD", "0123456789012345678901234567890123456789\n", 0o644)
+		}, ""},
 		{"add -N", func(t *testing.T, repo string) {
 			write(t, repo, "planned.txt", "later\n", 0o644)
 			gitIn(t, repo, "add", "-N", "planned.txt")
@@ -164,7 +174,7 @@ func TestEditsDuringAnInPlaceRunAreKept(t *testing.T) {
 	if err := cmd.Wait(); err == nil {
 		t.Fatal("the run went on after the engineer's edit")
 	}
-	if !strings.Contains(last, "files changed in your checkout") {
+	if !strings.Contains(last, `you changed \"mine.txt\" in your checkout`) {
 		t.Errorf("the summary does not say why: %s", last)
 	}
 	if after := checkoutState(t, repo); after != before {
@@ -173,6 +183,9 @@ func TestEditsDuringAnInPlaceRunAreKept(t *testing.T) {
 	patches, _ := filepath.Glob(filepath.Join(repo, ".git", "swe-adept", "runs", "*", "edits-during-run.patch"))
 	if len(patches) != 1 {
 		t.Fatalf("the edit was not kept as a patch: %v", patches)
+	}
+	if own, err := os.ReadFile(filepath.Join(filepath.Dir(patches[0]), "patch.diff")); err == nil && strings.Contains(string(own), "mine.txt") {
+		t.Errorf("the run's own patch.diff holds the engineer's edit, so applying both applies it twice:\n%s", own)
 	}
 	gitIn(t, repo, "apply", patches[0])
 	if b, err := os.ReadFile(filepath.Join(repo, "mine.txt")); err != nil || string(b) != "written during the run\n" {

@@ -81,7 +81,13 @@ func write(t *testing.T, dir, name, text string, mode os.FileMode) {
 // ignored files, and a stash of their own.
 func messyCheckout(t *testing.T) string {
 	t.Helper()
-	dir := sampleCheckout(t)
+	return messyCheckoutAt(t, t.TempDir())
+}
+
+// messyCheckoutAt makes the messy checkout in dir.
+func messyCheckoutAt(t *testing.T, dir string) string {
+	t.Helper()
+	sampleCheckoutAt(t, dir)
 	write(t, dir, ".gitignore", "build/\n", 0o644)
 	write(t, dir, "docs/notes.txt", "one\ntwo\n", 0o644)
 	write(t, dir, "crlf.txt", "a\r\nb\r\n", 0o644)
@@ -153,7 +159,17 @@ func checkoutState(t *testing.T, dir string) string {
 		"\n--status\n" + git("status", "--porcelain=v2", "--ignored", "--branch") +
 		"--index\n" + git("ls-files", "-s") +
 		"--stash\n" + git("stash", "list") +
+		"--orig-head\n" + fileOrNone(filepath.Join(dir, ".git", "ORIG_HEAD")) +
 		"--head\n" + git("rev-parse", "HEAD") + git("symbolic-ref", "-q", "HEAD")
+}
+
+// fileOrNone is a file's content, or "(none)".
+func fileOrNone(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "(none)\n"
+	}
+	return string(b)
 }
 
 // startRun starts a scripted headless run as its own process and returns

@@ -203,6 +203,9 @@ func runOptions(f runFlags, stdin io.Reader) (run.Options, error) {
 // set, is the terminal to draw on instead of standard input and output.
 func runScreen(ctx context.Context, r *run.Run, tty *os.File, stderr io.Writer) error {
 	sum, err, werr := showRun(ctx, r, onTerminal(tui.Options{Title: "swe-adept " + r.ID}, tty))
+	if sum.CheckoutError != "" {
+		return errors.Join(notPutBack(sum), err, werr) // what matters most comes first
+	}
 	fmt.Fprintf(textOut(stderr), "run %s: %s, %d tokens, %s%s\n", sum.ID, sum.Status, sum.Tokens, sum.Cost, patchNote(sum))
 	if err != nil || werr != nil {
 		return errors.Join(err, werr)

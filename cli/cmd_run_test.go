@@ -19,7 +19,12 @@ const runSample = "../testdata/run"
 // sampleCheckout makes a git repository of the sample package.
 func sampleCheckout(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
+	return sampleCheckoutAt(t, t.TempDir())
+}
+
+// sampleCheckoutAt makes the sample repository in dir.
+func sampleCheckoutAt(t *testing.T, dir string) string {
+	t.Helper()
 	cp := exec.Command("cp", "-r", filepath.Join(runSample, "inventory")+"/.", dir)
 	if out, err := cp.CombinedOutput(); err != nil {
 		t.Fatalf("copy sample: %v\n%s", err, out)

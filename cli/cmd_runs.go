@@ -23,8 +23,8 @@ func init() {
 	})
 	register(&command{
 		name:    "gc",
-		summary: "remove finished runs' worktrees, branches and refs (run folders are kept)",
-		usage:   "[--repo DIR] --all | ID",
+		summary: "remove finished runs' worktrees, branches and refs (run folders are kept); never the only copy of your work",
+		usage:   "[--repo DIR] --all | [--force] ID",
 		flags:   gcFlags(os.Stdout),
 	})
 }
@@ -84,19 +84,32 @@ func gcFlags(stdout io.Writer) declare {
 	return func(fs *flag.FlagSet) func(context.Context, []string) error {
 		repo := fs.String("repo", ".", "the git repository `dir`")
 		all := fs.Bool("all", false, "every finished run")
+		force := fs.Bool("force", false, "remove the run's refs even if your checkout was never put back after it (what would be lost is listed first)")
 		return func(ctx context.Context, pos []string) error {
 			switch {
 			case *all && len(pos) > 0:
 				return usagef("give --all or one run id, not both")
 			case !*all && len(pos) != 1:
 				return usagef("give a run id (swe-adept runs lists them) or --all")
+			case *force && *all:
+				return usagef("--force takes one run id, not --all")
 			}
 			id := ""
 			if !*all {
 				id = pos[0]
 			}
 			stdout := textOut(stdout)
-			removed, err := vcs.GC(ctx, *repo, id)
+			if *force {
+				lost, err := vcs.WhatGCWouldLose(ctx, *repo, id)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(stdout, "gc --force %s deletes, for good:\n", id)
+				for _, l := range lost {
+					fmt.Fprintln(stdout, "  "+l)
+				}
+			}
+			removed, err := vcs.GC(ctx, *repo, id, *force)
 			for _, r := range removed {
 				fmt.Fprintln(stdout, "removed", r)
 			}

@@ -153,13 +153,15 @@ func scriptOrModelError(flagName, script string, err error) error {
 func statusError(s runfolder.Summary) error {
 	switch {
 	case s.CheckoutError != "":
-		return fmt.Errorf("run %s ended with %s, and your checkout was NOT put back: %s", s.ID, s.Status, s.CheckoutError)
+		return notPutBack(s)
 	case s.Status == "submitted" && s.Patch == "":
 		return fmt.Errorf("run %s: the agent submitted no changes (the patch is empty)", s.ID)
 	case s.Status == "submitted", s.Status == runfolder.Localized:
 		return nil
 	case s.Status == "cancelled" && s.InPlace:
-		return cancelledError{fmt.Sprintf("run %s cancelled; your checkout was put back and checked; resume it with: swe-adept run --resume %s", s.ID, s.ID)}
+		return cancelledError{fmt.Sprintf("run %s cancelled; your checkout was put back and checked", s.ID)}
+	case s.Status == "cancelled" && s.Message != "":
+		return cancelledError{fmt.Sprintf("run %s %s", s.ID, s.Message)}
 	case s.Status == "cancelled":
 		return cancelledError{fmt.Sprintf("run %s cancelled; resume it with: swe-adept run --resume %s", s.ID, s.ID)}
 	}
@@ -167,6 +169,16 @@ func statusError(s runfolder.Summary) error {
 		return fmt.Errorf("run %s ended with %s: %s", s.ID, s.Status, s.Message)
 	}
 	return fmt.Errorf("run %s ended with %s", s.ID, s.Status)
+}
+
+// notPutBack is the error of a run whose checkout was not given back: that
+// comes first, with the refs and the commands, then how the run ended.
+func notPutBack(s runfolder.Summary) error {
+	msg := s.CheckoutError
+	if !strings.Contains(msg, "NOT put back") {
+		msg = "your checkout was NOT put back: " + msg
+	}
+	return fmt.Errorf("%s\n(run %s ended with %s)", msg, s.ID, s.Status)
 }
 
 // runHeadless prints every event as a JSON line, then the summary line.
@@ -186,6 +198,9 @@ func runHeadless(r *run.Run, stdout io.Writer, secrets []string) error {
 	}{"summary", sum}
 	if eerr := enc.Encode(line); eerr != nil && err == nil {
 		err = eerr
+	}
+	if sum.CheckoutError != "" {
+		return errors.Join(notPutBack(sum), err) // what matters most comes first
 	}
 	if err != nil {
 		return err

@@ -60,11 +60,14 @@
 //	refs/heads/swe-adept/<run>/<name>   hypothesis branches (Workspace.BranchName)
 //	refs/swe-adept/runs/<run>/original  the state a run started from
 //	refs/swe-adept/stash/<run>/<name>   set-aside changes (PutAside, Workspace.StashName;
-//	                                    <run>-<name> is attributed to its run too)
+//	                                    <run>-<name> is attributed to its run too); in place:
+//	                                    checkout (the engineer's changes), record (their
+//	                                    untracked and ignored files, modes, ORIG_HEAD),
+//	                                    leftover-*, partial-*, crashed (the run's own work)
 //	refs/swe-adept/runs/<run>/moved/<b> commits an in-place run made on the engineer's branch b
 //	<git dir>/swe-adept/worktrees/<run> a run's linked worktree
 //	<git dir>/swe-adept/vcs/<run>.json  a run's state, for ListRuns, GC and recovery
 //
-// GC deletes only these, and never the set-aside changes of an engineer's
-// in-place checkout that were not restored.
+// GC deletes only these, and none of an in-place run's until its give-back
+// of the checkout was verified (or gc --force).
 package vcs

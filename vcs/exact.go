@@ -15,7 +15,9 @@ var ErrInexact = errors.New("the checkout cannot be set aside and restored exact
 
 // checkExact refuses a checkout whose state a put-aside would lose or
 // rewrite: an operation in progress (its MERGE_HEAD and the like), git
-// filters and end-of-line conversion (bytes would come back converted),
+// filters and end-of-line conversion (bytes would come back converted:
+// core.autocrlf, and text/eol attributes that convert some file, see
+// conversionProblems),
 // index flags and intent-to-add entries (dropped by a tree), a dirty
 // submodule or a sparse checkout (not in the saved trees), and a branch
 // named swe-adept (it blocks the run's swe-adept/<run>/ branches).
@@ -35,6 +37,11 @@ func (r *Repo) checkExact(ctx context.Context) error {
 		why = append(why, "a git filter (clean/smudge) is configured for some files: they would come back through it")
 	}
 	why = append(why, r.indexProblems(ctx)...)
+	conv, err := r.conversionProblems(ctx)
+	if err != nil {
+		return fmt.Errorf("check that the checkout can be restored exactly: %w", err)
+	}
+	why = append(why, conv...)
 	if ok, _ := r.refExists(ctx, "refs/heads/swe-adept"); ok {
 		why = append(why, "a branch named swe-adept exists and blocks the run's branches swe-adept/<run>/...: rename it")
 	}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/swe-adept/swe-adept/internal/shellquote"
 )
 
 // An in-place run owns the engineer's checkout while it works. The lock
@@ -73,12 +75,14 @@ func acquireLock(co *Repo, run string) error {
 			return fmt.Errorf("in-place lock %s is unreadable (%v): if no swe-adept run is working here, remove it", path, rerr)
 		}
 		if o.PID == handPID {
-			return fmt.Errorf("%w: the hypothesis session %s run by hand holds it; end it with `swe-adept hyp git finish --run %s`", ErrCheckoutBusy, o.Run, o.Run)
+			return fmt.Errorf("%w: the hypothesis session %s run by hand holds it; end it with: swe-adept hyp --repo %s --run %s git finish",
+				ErrCheckoutBusy, o.Run, shellquote.Quote(co.dir), shellquote.Quote(o.Run))
 		}
 		if o.Alive() {
 			return fmt.Errorf("%w: run %s (pid %d); wait for it, or stop it first", ErrCheckoutBusy, o.Run, o.PID)
 		}
-		return fmt.Errorf("run %s crashed while working in this checkout: run `swe-adept restore %s` first", o.Run, o.Run)
+		return fmt.Errorf("run %s crashed while working in this checkout; put your checkout back first with: swe-adept restore --repo %s %s",
+			o.Run, shellquote.Quote(co.dir), shellquote.Quote(o.Run))
 	}
 	if err != nil {
 		return fmt.Errorf("in-place lock: %w", err)

@@ -54,6 +54,9 @@ func OpenHand(ctx context.Context, repo, runID string) error {
 	}
 	w := &Workspace{RunID: runID, InPlace: true, checkout: co, Repo: co, Dir: co.dir, Original: head.Hash}
 	w.st = runState{ID: runID, InPlace: true, Manual: true, Dir: co.dir, Original: head.Hash, Branch: head.Branch, Head: head.Hash}
+	if err := w.record(ctx); err != nil {
+		return err
+	}
 	dirty, err := co.IsDirty(ctx)
 	if err != nil {
 		return err
@@ -88,7 +91,7 @@ func FinishHand(ctx context.Context, repo, runID, patch string) (Restored, error
 	w := &Workspace{RunID: runID, InPlace: true, checkout: co, Repo: co, Dir: co.dir, Original: st.Original, st: st}
 	res := Restored{Run: runID, Branch: st.Branch, Head: st.Head}
 	if err := w.restoreCheckout(ctx); err != nil {
-		return res, fmt.Errorf("finish hyp session %s: %w\n%s", runID, err, w.byHand())
+		return res, err
 	}
 	if patch != "" {
 		if err := ApplyToCheckout(ctx, co.dir, patch); err != nil {

@@ -91,7 +91,7 @@ func flowWithoutGoGit(t *testing.T, dir string) {
 		}
 		diffState(t, before, stateOf(t, dir))
 	}
-	if _, err := GC(ctx, dir, ""); err != nil {
+	if _, err := GC(ctx, dir, "", false); err != nil {
 		t.Fatal(err)
 	}
 }

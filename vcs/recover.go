@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/swe-adept/swe-adept/internal/shellquote"
 )
 
 // An in-place run that is killed (kill -9, an OOM kill, a closed lid)
@@ -17,25 +19,26 @@ import (
 //
 // The order of steps, and why a kill at any instant is safe:
 //
-//  1. Save the run's uncommitted work on StashRefPrefix+<run>/crashed and
-//     clean the tree to the run's HEAD (PutAside). The ref is written
-//     before anything is cleaned; a kill after it leaves a tree the next
-//     Recover saves again (the ref's reflog keeps both).
-//  2. Record where the run stood (its branch and HEAD) in the run state:
-//     --resume starts from there.
-//  3. Put the engineer's branch back where it was if the run moved it, and
-//     check it (or their detached HEAD) out: only HEAD moves, the tree is
-//     clean, so a kill leaves a clean checkout of their commit, and the
-//     next Recover goes on from step 3.
-//  4. Restore their uncommitted work from StashRefPrefix+<run>/checkout:
-//     tracked files, untracked files, then the index. A kill here leaves a
-//     partial restore; the next Recover saves it aside (step 1, as run
-//     state it is harmless) and restores again, from the same ref.
-//  5. Check that the index, the working tree and the untracked files are
-//     exactly what was saved, and only then mark the run restored.
+//  0. A run that never set Detaching never moved HEAD, the index or a
+//     file (Detaching is saved before the first move): there is nothing
+//     to give back. Nothing else is ever decided from HEAD alone.
+//  1. Save the run's uncommitted work on StashRefPrefix+<run>/crashed,
+//     without cleaning anything, and record where the run stood (its
+//     branch and HEAD) in the run state: --resume starts from there. A
+//     give-back that was under way (Returning) has saved it already.
+//  2. Give the checkout back as Close does (giveback.go): save what is
+//     there, check the free space, clean, check out the engineer's
+//     branch or detached HEAD, restore their uncommitted work, their
+//     untracked and ignored files byte for byte and every file's mode.
+//     A kill here leaves a partial restore marked Returning; the next
+//     Recover saves it aside and restores again, from the same refs.
+//  3. Check that HEAD, the index, the working tree, the untracked and
+//     ignored files and the modes are exactly what was saved, and only
+//     then mark the run restored.
 //
-// The engineer's work lives on its ref from before the run touched the
-// checkout until after step 5, and refs are never removed by any step.
+// The engineer's work lives on its refs from before the run touched the
+// checkout until after step 3, no step removes a ref, and GC keeps them
+// until the restore has been verified.
 
 // Restored is what Recover did for one run.
 type Restored struct {
@@ -44,6 +47,8 @@ type Restored struct {
 	Head      string
 	RunState  string // the ref holding the run's uncommitted work, "" when it had none
 	Untouched bool   // the run had not yet taken the checkout: nothing was moved
+	Resumable bool   // --resume can continue the run from where it stood
+	Repo      string // the checkout, for the commands the message names
 }
 
 // String is the one line the commands print.
@@ -59,7 +64,16 @@ func (r Restored) String() string {
 	if r.RunState != "" {
 		line += "; the run's own work is on " + r.RunState
 	}
-	return line + " (swe-adept run --resume " + r.Run + " continues it)"
+	if !r.Resumable {
+		return line
+	}
+	return line + " (" + resumeCommand(r.Repo, r.Run) + " continues it)"
+}
+
+// resumeCommand is the command that continues run, working from any
+// folder.
+func resumeCommand(repo, run string) string {
+	return "swe-adept run --repo " + shellquote.Quote(repo) + " --resume " + shellquote.Quote(run)
 }
 
 // ErrNothingToRestore: no crashed in-place run in the repository.
@@ -119,54 +133,64 @@ func crashedStates(co *Repo, runID string) ([]runState, error) {
 
 func recoverRun(ctx context.Context, co *Repo, st runState) (Restored, error) {
 	w := &Workspace{RunID: st.ID, InPlace: true, checkout: co, Repo: co, Dir: co.dir, Original: st.Original, st: st}
-	res := Restored{Run: st.ID, Branch: st.Branch, Head: st.Head}
-	head, err := co.Head(ctx)
-	if err != nil {
-		return res, err
-	}
-	if w.untouched(head) {
+	res := Restored{Run: st.ID, Branch: st.Branch, Head: st.Head, Repo: co.dir}
+	if w.untouched() {
 		w.st.Restored, w.st.Finished, res.Untouched = true, true, true
 		releaseLock(co, st.ID)
 		return res, w.save()
 	}
+	head, err := co.Head(ctx)
+	if err != nil {
+		return res, w.notPutBack(err)
+	}
 	if err := w.foreign(head); err != nil {
-		return res, err
+		return res, w.notPutBack(err)
 	}
-	if st.Crashed == nil {
-		saved, err := co.PutAside(ctx, w.StashName("crashed"))
-		if err != nil {
-			return res, fmt.Errorf("restore run %s: save the run's own work: %w", st.ID, err)
-		}
-		w.st.Crashed = &crashState{Branch: head.Branch, Head: head.Hash, Saved: saved != ""}
-		if err := w.save(); err != nil {
-			return res, err
-		}
-	} else if _, err := co.PutAside(ctx, w.StashName("crashed-partial")); err != nil {
-		return res, fmt.Errorf("restore run %s: %w", st.ID, err)
+	if err := w.saveCrashed(ctx, head); err != nil {
+		return res, w.notPutBack(err)
 	}
-	if w.st.Crashed.Saved {
-		res.RunState = StashRefPrefix + w.StashName("crashed")
+	if c := w.st.Crashed; c != nil && c.Saved {
+		res.RunState = StashRefPrefix + c.savedName(w)
 	}
 	if err := w.restoreCheckout(ctx); err != nil {
-		return res, fmt.Errorf("restore run %s: %w\n%s", st.ID, err, w.byHand())
+		return res, err
 	}
+	res.Resumable = w.st.Crashed != nil
 	releaseLock(co, st.ID)
 	return res, w.save()
 }
 
-// untouched: HEAD is still the engineer's, so the run never took the
-// checkout (it died while setting their work aside, which copies only).
-func (w *Workspace) untouched(head Head) bool {
-	if w.st.Resumed || w.st.Crashed != nil {
-		return false // a resume or an earlier restore moved HEAD itself
+// saveCrashed puts the crashed run's own work aside and records where it
+// stood, for --resume. A give-back that was under way has done so already.
+func (w *Workspace) saveCrashed(ctx context.Context, head Head) error {
+	co := w.checkout
+	switch {
+	case w.st.Crashed != nil:
+		return nil
+	case w.st.Returning && w.st.Left != nil:
+		w.st.Crashed = w.st.Left
+		return w.save()
+	case w.st.Returning:
+		return nil // the run's state was lost before it was saved: nothing to resume
 	}
-	if !w.st.Detaching {
-		return true
+	rec, _, err := w.loadRecord(ctx)
+	if err != nil {
+		return err
 	}
-	if w.st.Branch != "" {
-		return head.Branch == w.st.Branch
+	name := w.StashName("crashed")
+	saved, err := co.saveAside(ctx, name, ignoredPaths(rec), nil)
+	if err != nil {
+		return fmt.Errorf("save the run's own work: %w", err)
 	}
-	return head.Branch == "" && head.Hash == w.st.Head && w.st.Head != w.st.Original
+	w.st.Crashed = &crashState{Branch: head.Branch, Head: head.Hash, Saved: saved != "", Name: name}
+	return w.save()
+}
+
+// untouched: the run never moved HEAD, the index or a file. That is known
+// from the state recorded before each step, never guessed from HEAD: the
+// run sets Detaching (and saves it) before it moves anything.
+func (w *Workspace) untouched() bool {
+	return !w.st.Detaching && !w.st.Resumed && w.st.Crashed == nil && !w.st.Returning
 }
 
 // foreign refuses a checkout someone changed after the crash: on a branch
@@ -175,54 +199,14 @@ func (w *Workspace) foreign(head Head) error {
 	if head.Branch == "" || strings.HasPrefix(head.Branch, branchPrefix+w.RunID+"/") {
 		return nil
 	}
-	if head.Branch == w.st.Branch && w.st.Crashed != nil {
-		return nil // an earlier restore got as far as checking it out
+	if head.Branch == w.st.Branch {
+		// A give-back got as far as checking it out, or the engineer did:
+		// what is there now is saved before anything is cleaned.
+		return nil
 	}
-	return fmt.Errorf("run %s crashed working in this checkout, and the checkout was changed since (HEAD is on %s): nothing was touched\n%s",
-		w.RunID, head.Branch, w.byHand())
-}
-
-// byHand is the exact command sequence that puts the engineer's state
-// back, for when Recover cannot.
-func (w *Workspace) byHand() string {
-	var b strings.Builder
-	b.WriteString("To put your checkout back by hand:\n")
-	b.WriteString("  git stash push --include-untracked -m 'state after swe-adept run " + w.RunID + "'   # keeps what is there now\n")
-	if w.st.Branch != "" {
-		fmt.Fprintf(&b, "  git checkout %s\n", w.st.Branch)
-	} else {
-		fmt.Fprintf(&b, "  git checkout --detach %s\n", w.st.Head)
-	}
-	if w.st.Stashed {
-		fmt.Fprintf(&b, "  git stash apply --index %s%s   # your uncommitted changes\n", StashRefPrefix, w.StashName(checkoutStash))
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
-// verifyRestored checks the checkout against what was saved: HEAD, the
-// index, the tracked files and the untracked files.
-func (w *Workspace) verifyRestored(ctx context.Context) error {
-	co := w.checkout
-	head, err := co.Head(ctx)
-	if err != nil {
-		return err
-	}
-	if head.Branch != w.st.Branch || (w.st.Branch == "" && head.Hash != w.st.Head) {
-		return fmt.Errorf("the checkout is on %s, not on your %s", nonEmpty(head.Branch, short(head.Hash)), nonEmpty(w.st.Branch, short(w.st.Head)))
-	}
-	if !w.st.Stashed {
-		dirty, err := co.IsDirty(ctx)
-		if err == nil && dirty {
-			err = errors.New("the checkout has changes it did not have before the run")
-		}
-		return err
-	}
-	want := StashRefPrefix + w.StashName(checkoutStash)
-	wt, it, ut, err := co.stashTrees(ctx, want)
-	if err != nil {
-		return err
-	}
-	return co.matchesState(ctx, wt, it, ut)
+	return &NotPutBackError{Run: w.RunID, Steps: w.byHandFrom(head.Branch),
+		Reason: fmt.Errorf("run %s crashed working in this checkout, and the checkout was changed since (HEAD is on %s): nothing was touched",
+			w.RunID, head.Branch)}
 }
 
 // matchesState compares the index, the working tree's tracked files and

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/swe-adept/swe-adept/internal/shellquote"
 )
 
 // RunInfo is what a repository holds of one run.
@@ -27,6 +29,12 @@ type RunInfo struct {
 	// Pending names the ref holding an in-place engineer's uncommitted
 	// changes that were never restored (a crash); GC keeps it.
 	Pending string
+	// Unrestored: an in-place run whose give-back of the checkout was never
+	// verified (or whose state cannot be read): its refs may hold the only
+	// copy of the engineer's work, and GC keeps them all.
+	Unrestored bool
+
+	st *runState // nil when the run's state is missing or unreadable
 }
 
 // ListRuns lists the runs in the repository containing repo: their state
@@ -62,6 +70,11 @@ func listRuns(ctx context.Context, co *Repo) ([]RunInfo, error) {
 	if err := readRefs(ctx, co, get, known); err != nil {
 		return nil, err
 	}
+	for _, r := range runs {
+		if r.st == nil && holdsStash(*r) {
+			r.Unrestored = true // no state says the checkout came back
+		}
+	}
 	out := make([]RunInfo, 0, len(runs))
 	for _, r := range runs {
 		out = append(out, *r)
@@ -91,10 +104,13 @@ func readStates(co *Repo, get func(string) *RunInfo) error {
 			// the only copy: keep it.
 			slog.Warn("unreadable run state", "file", e.Name(), "err", err)
 			get(id).Pending = StashRefPrefix + id + "/" + checkoutStash
+			get(id).Unrestored = true
 			continue
 		}
 		r := get(id)
+		r.st = &st
 		r.InPlace, r.Original, r.Finished = st.InPlace, st.Original, st.Finished
+		r.Unrestored = st.InPlace && !st.Restored
 		r.Interrupted = st.InPlace && !st.Finished && st.Restored && st.Crashed != nil
 		if st.InPlace && st.Stashed && !st.Restored {
 			r.Pending = StashRefPrefix + id + "/" + checkoutStash
@@ -188,34 +204,20 @@ func refRun(ref string) (id string, branch bool) {
 
 // GC removes a run's worktree (only ours, under <git dir>/swe-adept/worktrees),
 // its hypothesis branches and private refs, and its state. With runID "" it
-// removes every finished run. Branches checked out somewhere are kept, and so
-// are an in-place engineer's never-restored changes (the error says how to
-// restore them). It returns what it removed.
-func GC(ctx context.Context, repo, runID string) ([]string, error) {
-	co, err := Open(ctx, repo)
+// removes every finished run. Branches checked out somewhere are kept, and
+// so is every ref of an in-place run whose checkout was not put back and
+// verified (the error says how to put it back), unless force is set: then
+// they go too (WhatGCWouldLose lists what they hold). It returns what it
+// removed.
+func GC(ctx context.Context, repo, runID string, force bool) ([]string, error) {
+	co, targets, err := gcTargets(ctx, repo, runID)
 	if err != nil {
 		return nil, err
-	}
-	runs, err := listRuns(ctx, co)
-	if err != nil {
-		return nil, err
-	}
-	var targets []RunInfo
-	for _, r := range runs {
-		if (runID == "" && r.Finished) || r.ID == runID {
-			targets = append(targets, r)
-		}
-	}
-	if o, err := readLock(co); err == nil && runID != "" && o.Run == runID && o.Alive() {
-		return nil, fmt.Errorf("gc: run %s is still working in this checkout (or its session by hand is open): %w", runID, ErrCheckoutBusy)
-	}
-	if runID != "" && len(targets) == 0 {
-		return nil, fmt.Errorf("gc: no run %q in %s", runID, co.dir)
 	}
 	var removed []string
 	var errs []error
 	for _, r := range targets {
-		rm, err := gcRun(ctx, co, r)
+		rm, err := gcRun(ctx, co, r, force && r.ID == runID)
 		removed = append(removed, rm...)
 		if err != nil {
 			errs = append(errs, err)
@@ -224,7 +226,34 @@ func GC(ctx context.Context, repo, runID string) ([]string, error) {
 	return removed, errors.Join(errs...)
 }
 
-func gcRun(ctx context.Context, co *Repo, r RunInfo) ([]string, error) {
+func gcTargets(ctx context.Context, repo, runID string) (*Repo, []RunInfo, error) {
+	co, err := Open(ctx, repo)
+	if err != nil {
+		return nil, nil, err
+	}
+	runs, err := listRuns(ctx, co)
+	if err != nil {
+		return nil, nil, err
+	}
+	var targets []RunInfo
+	for _, r := range runs {
+		if (runID == "" && r.Finished) || r.ID == runID {
+			targets = append(targets, r)
+		}
+	}
+	if o, err := readLock(co); err == nil && runID != "" && o.Run == runID && o.Alive() {
+		return nil, nil, fmt.Errorf("gc: run %s is still working in this checkout (or its session by hand is open): %w", runID, ErrCheckoutBusy)
+	}
+	if runID != "" && len(targets) == 0 {
+		return nil, nil, fmt.Errorf("gc: no run %q in %s", runID, co.dir)
+	}
+	return co, targets, nil
+}
+
+func gcRun(ctx context.Context, co *Repo, r RunInfo, force bool) ([]string, error) {
+	if r.Unrestored && !force {
+		return nil, gcKeptError(co, r)
+	}
 	var removed []string
 	if r.Worktree != "" {
 		if err := removeWorktree(ctx, co, r.Worktree); err != nil {
@@ -238,12 +267,8 @@ func gcRun(ctx context.Context, co *Repo, r RunInfo) ([]string, error) {
 	}
 	var kept []string
 	var del strings.Builder
-	refs := append([]string(nil), r.Refs...)
-	for _, b := range r.Branches {
-		refs = append(refs, "refs/heads/"+b)
-	}
-	for _, ref := range refs {
-		if ref == r.Pending || (r.Pending != "" && strings.HasPrefix(ref, StashRefPrefix+r.ID+"/")) || checkedOut[ref] {
+	for _, ref := range runRefs(r) {
+		if checkedOut[ref] {
 			kept = append(kept, ref)
 			continue
 		}
@@ -256,7 +281,10 @@ func gcRun(ctx context.Context, co *Repo, r RunInfo) ([]string, error) {
 		}
 	}
 	if len(kept) > 0 {
-		return removed, gcKeptError(r, kept)
+		return removed, fmt.Errorf("gc run %s: kept %s: checked out in a worktree; switch away and run gc again", r.ID, strings.Join(kept, ", "))
+	}
+	if force && r.InPlace {
+		releaseLock(co, r.ID)
 	}
 	if err := os.Remove(statePath(co, r.ID)); err != nil && !os.IsNotExist(err) {
 		return removed, fmt.Errorf("gc run %s: %w", r.ID, err)
@@ -264,14 +292,36 @@ func gcRun(ctx context.Context, co *Repo, r RunInfo) ([]string, error) {
 	return removed, nil
 }
 
-func gcKeptError(r RunInfo, kept []string) error {
-	if r.Pending != "" {
-		return fmt.Errorf("gc run %s: kept %s: it holds uncommitted changes of your checkout that were never restored; "+
-			"restore them with `git stash apply --index %s`, then delete it with `git update-ref -d %s`",
-			r.ID, r.Pending, r.Pending, r.Pending)
+func runRefs(r RunInfo) []string {
+	refs := append([]string(nil), r.Refs...)
+	for _, b := range r.Branches {
+		refs = append(refs, "refs/heads/"+b)
 	}
-	return fmt.Errorf("gc run %s: kept %s: checked out in a worktree; switch away and run gc again",
-		r.ID, strings.Join(kept, ", "))
+	return refs
+}
+
+// holdsStash: some ref of the run is a set-aside state of it.
+func holdsStash(r RunInfo) bool {
+	for _, ref := range r.Refs {
+		if strings.HasPrefix(ref, StashRefPrefix+r.ID+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// gcKeptError says why a run's refs stay and how to put the checkout back.
+func gcKeptError(co *Repo, r RunInfo) error {
+	var steps string
+	if r.st != nil {
+		w := &Workspace{RunID: r.ID, InPlace: true, checkout: co, st: *r.st}
+		steps = w.byHand()
+	} else {
+		steps = "Its state is missing or unreadable; these refs hold what it set aside:\n  " + strings.Join(runRefs(r), "\n  ")
+	}
+	return fmt.Errorf("gc run %s: kept all of its refs: it worked in your checkout and the checkout was never put back and checked, "+
+		"so they may hold the only copy of your work.\n%s\nThen run gc again, or delete them anyway with:\n  swe-adept gc --repo %s --force %s   # lists what would be lost first",
+		r.ID, steps, shellquote.Quote(co.dir), shellquote.Quote(r.ID))
 }
 
 // removeWorktree removes one of our worktrees. If its directory is already

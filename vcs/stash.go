@@ -118,52 +118,89 @@ func (r *Repo) PutAside(ctx context.Context, name string) (string, error) {
 
 // saveState writes the stash-layout commit for the current state on ref.
 func (r *Repo) saveState(ctx context.Context, ref string) (string, []string, error) {
-	head, err := r.Head(ctx)
-	if err != nil {
-		return "", nil, err
-	}
-	if head.Hash == "" {
-		return "", nil, fmt.Errorf("no commits yet on %s: make a first commit", head.Branch)
-	}
-	label := fmt.Sprintf("%s: %s", nonEmpty(head.Branch, "(no branch)"), short(head.Hash))
-	itree, err := r.writeTree(ctx)
-	if err != nil {
-		return "", nil, fmt.Errorf("save the index (resolve merge conflicts first): %w", err)
-	}
-	icommit, err := r.commitTree(ctx, itree, "index on "+label, head.Hash)
-	if err != nil {
-		return "", nil, err
-	}
-	wtree, err := r.snapshotTree(ctx, "-u")
-	if err != nil {
-		return "", nil, err
-	}
-	parents := []string{head.Hash, icommit}
 	untracked, err := r.untracked(ctx)
 	if err != nil {
 		return "", nil, err
 	}
+	w, err := r.saveStateOf(ctx, ref, untracked)
+	return w, untracked, err
+}
+
+// saveAside saves the current state on StashRefPrefix+name like PutAside,
+// without cleaning anything: untracked files in keep are left out (they
+// are the engineer's, recorded elsewhere), the paths in extra are saved
+// with the untracked files even if ignored. It returns "" when there was
+// nothing to save.
+func (r *Repo) saveAside(ctx context.Context, name string, keep map[string]bool, extra []string) (string, error) {
+	ref, err := stashRef(name)
+	if err != nil {
+		return "", err
+	}
+	cs, err := r.changes(ctx)
+	if err != nil {
+		return "", err
+	}
+	untracked := append([]string(nil), extra...)
+	tracked := false
+	for _, c := range cs {
+		switch {
+		case c.X != '?':
+			tracked = true
+		case !keep[c.Path]:
+			untracked = append(untracked, c.Path)
+		}
+	}
+	if !tracked && len(untracked) == 0 {
+		return "", nil
+	}
+	return r.saveStateOf(ctx, ref, untracked)
+}
+
+// saveStateOf writes the stash-layout commit of the index, the tracked
+// files and the given untracked files on ref.
+func (r *Repo) saveStateOf(ctx context.Context, ref string, untracked []string) (string, error) {
+	head, err := r.Head(ctx)
+	if err != nil {
+		return "", err
+	}
+	if head.Hash == "" {
+		return "", fmt.Errorf("no commits yet on %s: make a first commit", head.Branch)
+	}
+	label := fmt.Sprintf("%s: %s", nonEmpty(head.Branch, "(no branch)"), short(head.Hash))
+	itree, err := r.writeTree(ctx)
+	if err != nil {
+		return "", fmt.Errorf("save the index (resolve merge conflicts first): %w", err)
+	}
+	icommit, err := r.commitTree(ctx, itree, "index on "+label, head.Hash)
+	if err != nil {
+		return "", err
+	}
+	wtree, err := r.snapshotTree(ctx, "-u")
+	if err != nil {
+		return "", err
+	}
+	parents := []string{head.Hash, icommit}
 	if len(untracked) > 0 {
 		ucommit, err := r.untrackedCommit(ctx, untracked, label)
 		if err != nil {
-			return "", nil, err
+			return "", err
 		}
 		parents = append(parents, ucommit)
 	}
 	modes, err := r.fileModes(ctx, untracked)
 	if err != nil {
-		return "", nil, err
+		return "", err
 	}
 	w, err := r.commitTree(ctx, wtree, "WIP on "+label+modes, parents...)
 	if err != nil {
-		return "", nil, err
+		return "", err
 	}
 	// Like refs/stash, the ref's reflog keeps earlier states put aside under
 	// the same name (ref@{1}, …); Restore takes the newest.
 	if _, err := r.git(ctx, "update-ref", "--create-reflog", "-m", "swe-adept: put aside", ref, w); err != nil {
-		return "", nil, err
+		return "", err
 	}
-	return w, untracked, nil
+	return w, nil
 }
 
 // untracked lists untracked files that are not ignored. An untracked
@@ -307,35 +344,16 @@ func nonEmpty(s, def string) string {
 	return s
 }
 
-// modesHeader starts the list of exact file modes in a set-aside commit's
-// message: git keeps only the executable bit, and a 0600 file must not
-// come back as 0644.
-const modesHeader = "\n\nswe-adept file modes:\n"
-
-// fileModes lists the changed and untracked files whose permissions git
-// would not bring back, for the set-aside commit's message.
+// fileModes records, for the set-aside commit's message, the exact
+// permissions of the changed and untracked files that git would not bring
+// back.
 func (r *Repo) fileModes(ctx context.Context, untracked []string) (string, error) {
 	changed, err := r.cmd("diff", "-z", "--name-only", "HEAD").run(ctx)
 	if err != nil {
 		return "", fmt.Errorf("list changed files: %w", err)
 	}
-	var b strings.Builder
-	for _, p := range append(strings.Split(string(changed), "\x00"), untracked...) {
-		if p == "" {
-			continue
-		}
-		fi, err := os.Lstat(filepath.Join(r.dir, filepath.FromSlash(p)))
-		if err != nil || !fi.Mode().IsRegular() {
-			continue
-		}
-		if perm := fi.Mode().Perm(); perm != 0o644 && perm != 0o755 {
-			fmt.Fprintf(&b, "%04o %s\n", perm, p)
-		}
-	}
-	if b.Len() == 0 {
-		return "", nil
-	}
-	return modesHeader + b.String(), nil
+	paths := append(strings.Split(string(changed), "\x00"), untracked...)
+	return encodeModes(r.modesOf(paths))
 }
 
 // restoreModes applies the modes recorded in a set-aside commit.
@@ -344,24 +362,11 @@ func (r *Repo) restoreModes(ctx context.Context, ref string) error {
 	if err != nil {
 		return err
 	}
-	_, list, ok := strings.Cut(msg, strings.TrimLeft(modesHeader, "\n"))
-	if !ok {
-		return nil
+	modes, err := decodeModes(msg)
+	if err != nil {
+		return err
 	}
-	for _, line := range strings.Split(list, "\n") {
-		mode, p, ok := strings.Cut(strings.TrimSpace(line), " ")
-		if !ok {
-			continue
-		}
-		var perm uint32
-		if _, err := fmt.Sscanf(mode, "%o", &perm); err != nil {
-			continue
-		}
-		if err := os.Chmod(filepath.Join(r.dir, filepath.FromSlash(p)), os.FileMode(perm)); err != nil && !os.IsNotExist(err) {
-			return err
-		}
-	}
-	return nil
+	return r.applyModes(modes)
 }
 
 // addAllArgs is `git add -A` leaving out untracked nested repositories:

@@ -166,3 +166,36 @@ func TestPutAsideLeavesNestedRepository(t *testing.T) {
 		t.Error("app.py not restored")
 	}
 }
+
+// A file name cannot rewrite the modes a restore applies: a 0600 file named
+// "a\n0777 lnk" beside a symlink lnk pointing outside the repository must
+// not make Restore chmod the link's target.
+func TestRestoreModesCannotBeInjected(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	outside := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(outside, []byte("not yours\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "lnk")); err != nil {
+		t.Fatal(err)
+	}
+	evil := filepath.Join(dir, "a\n0777 lnk")
+	if err := os.WriteFile(evil, []byte("x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "app.py", "changed\n")
+	r := openT(t, dir)
+	if _, err := r.PutAside(ctx, "inject"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Restore(ctx, "inject"); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(outside); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Fatalf("the link's target outside the repository is now %v (%v); want 0644 untouched", fi.Mode(), err)
+	}
+	if fi, err := os.Lstat(evil); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the oddly named file came back %v (%v); want 0600", fi.Mode(), err)
+	}
+}

@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/swe-adept/swe-adept/internal/atomicfile"
 )
 
 // Mode chooses where a run works.
@@ -70,13 +71,32 @@ type runState struct {
 	// Crashed is the run's own state, saved when its checkout was given
 	// back after a crash; --resume starts from it.
 	Crashed *crashState `json:"crashed,omitempty"`
+	// Recorded: the record of the checkout (StashRefPrefix+<id>/record:
+	// untracked and ignored files byte for byte, file modes, ORIG_HEAD)
+	// was written before anything was touched.
+	Recorded bool `json:"recorded,omitempty"`
+	// Left is where the run stood when the give-back began, its own
+	// uncommitted work saved; Returning is set once the give-back starts
+	// changing the checkout, so a half-done give-back is never taken for
+	// the engineer's own state.
+	Left      *crashState `json:"left,omitempty"`
+	Returning bool        `json:"returning,omitempty"`
 }
 
 // crashState is where an in-place run stood when it was found crashed.
 type crashState struct {
 	Branch string `json:"branch,omitempty"` // a hypothesis branch it had checked out
 	Head   string `json:"head"`
-	Saved  bool   `json:"saved"` // its uncommitted work is on StashRefPrefix+<run>/crashed
+	Saved  bool   `json:"saved"` // its uncommitted work is on StashRefPrefix+<run>/<Name>
+	Name   string `json:"name,omitempty"`
+}
+
+// savedName is the StashName holding the run's own uncommitted work.
+func (c *crashState) savedName(w *Workspace) string {
+	if c.Name != "" {
+		return c.Name
+	}
+	return w.StashName("crashed")
 }
 
 const (
@@ -228,6 +248,9 @@ func (w *Workspace) openInPlace(ctx context.Context) error {
 	if err := w.save(); err != nil {
 		return err
 	}
+	if err := w.record(ctx); err != nil {
+		return err
+	}
 	dirty, err := co.IsDirty(ctx)
 	if err != nil {
 		return err
@@ -324,6 +347,10 @@ func (w *Workspace) reopenInPlace(ctx context.Context) error {
 	}
 	w.Repo, w.Dir, w.Original = co, co.dir, w.st.Original
 	w.st.Branch, w.st.Head, w.st.Stashed, w.st.Restored, w.st.Finished = head.Branch, head.Hash, false, false, false
+	w.st.Left, w.st.Returning = nil, false
+	if err := w.record(ctx); err != nil {
+		return err
+	}
 	dirty, err := co.IsDirty(ctx)
 	if err != nil {
 		return err
@@ -352,7 +379,7 @@ func (w *Workspace) enterCrashedState(ctx context.Context) error {
 	}
 	w.detached = true
 	if c.Saved {
-		if err := w.checkout.Restore(ctx, w.StashName("crashed")); err != nil {
+		if err := w.checkout.Restore(ctx, c.savedName(w)); err != nil {
 			return fmt.Errorf("reopen run %s: bring back its uncommitted work: %w", w.RunID, err)
 		}
 	}
@@ -370,114 +397,18 @@ func (w *Workspace) pinOriginal(ctx context.Context, hash string) error {
 	return nil
 }
 
-// Close ends the run. A worktree is left for inspection (GC removes it). In
-// place, anything the run left uncommitted is set aside, the engineer's
-// branch or detached HEAD is checked out again, and their uncommitted changes
-// are restored byte for byte. Close works on a cancelled context, so a
-// cancelled run still puts the checkout back; calling it again is harmless.
-func (w *Workspace) Close(ctx context.Context) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.st.Finished {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
-	defer cancel()
-	if w.InPlace {
-		if err := w.restoreCheckout(ctx); err != nil {
-			return fmt.Errorf("close run %s: %w", w.RunID, err)
-		}
-	}
-	w.st.Finished = true
-	err := w.save()
-	w.unlock()
-	return err
-}
-
-func (w *Workspace) unlock() {
-	if w.locked {
-		releaseLock(w.checkout, w.RunID)
-		w.locked = false
-	}
-}
-
-func (w *Workspace) restoreCheckout(ctx context.Context) error {
-	co := w.checkout
-	leftover := w.StashName(fmt.Sprintf("leftover-%d", time.Now().UnixNano()))
-	if _, err := co.PutAside(ctx, leftover); err != nil {
-		return fmt.Errorf("set aside the run's uncommitted changes: %w", err)
-	}
-	if err := w.putBranchBack(ctx); err != nil {
-		return err
-	}
-	args := []string{"checkout", "-q", "--detach", w.st.Head}
-	if w.st.Branch != "" {
-		args = []string{"checkout", "-q", w.st.Branch, "--"}
-	}
-	if _, err := co.git(ctx, args...); err != nil {
-		return fmt.Errorf("check out your %s again: %w", nonEmpty(w.st.Branch, "commit "+short(w.st.Head)), err)
-	}
-	if w.st.Stashed && !w.st.Restored {
-		ref := StashRefPrefix + w.StashName(checkoutStash)
-		if err := co.Restore(ctx, w.StashName(checkoutStash)); err != nil {
-			return fmt.Errorf("restore your uncommitted changes (they are safe on %s; `git stash apply --index %s` restores them by hand): %w", ref, ref, err)
-		}
-	}
-	if err := w.verifyRestored(ctx); err != nil {
-		return err
-	}
-	w.st.Restored = true
-	return nil
-}
-
-// putBranchBack undoes a move of the engineer's branch during an in-place
-// run (raw git in the agent's shell can do that). The commits it gained are
-// kept on refs/swe-adept/runs/<run>/moved/<branch>.
-func (w *Workspace) putBranchBack(ctx context.Context) error {
-	if w.st.Branch == "" {
-		return nil
-	}
-	ref := "refs/heads/" + w.st.Branch
-	tip, err := w.checkout.Resolve(ctx, ref)
-	if err != nil || tip == w.st.Head {
-		return nil // deleted or untouched: nothing to put back
-	}
-	keep := runRefPrefix + w.RunID + "/moved/" + w.st.Branch
-	// Step off the branch first (no file changes) so that moving it does not
-	// leave the working tree looking modified.
-	if _, err := w.checkout.git(ctx, "checkout", "-q", "--detach"); err != nil {
-		return fmt.Errorf("detach from %s: %w", w.st.Branch, err)
-	}
-	if _, err := w.checkout.git(ctx, "update-ref", "-m", "swe-adept: keep commits made on "+w.st.Branch, keep, tip); err != nil {
-		return fmt.Errorf("keep the commits made on %s: %w", w.st.Branch, err)
-	}
-	if _, err := w.checkout.git(ctx, "update-ref", "-m", "swe-adept: put "+w.st.Branch+" back", ref, w.st.Head, tip); err != nil {
-		return fmt.Errorf("put %s back at %s: %w", w.st.Branch, short(w.st.Head), err)
-	}
-	slog.Warn("the run moved the engineer's branch; put it back", "branch", w.st.Branch,
-		"was", short(w.st.Head), "moved_to", short(tip), "kept_on", keep)
-	return nil
-}
-
 func statePath(co *Repo, runID string) string {
 	return filepath.Join(co.commonDir, filepath.FromSlash(stateDir), runID+".json")
 }
 
-// save writes the run state atomically.
+// save writes the run state durably: a kill or a power cut leaves the
+// old state or the new one, never a torn or empty file.
 func (w *Workspace) save() error {
 	path := statePath(w.checkout, w.RunID)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("save run state: %w", err)
 	}
-	data, err := json.MarshalIndent(w.st, "", "  ")
-	if err != nil {
-		return fmt.Errorf("save run state: %w", err)
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("save run state: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := atomicfile.WriteJSON(path, w.st); err != nil {
 		return fmt.Errorf("save run state: %w", err)
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -179,7 +180,7 @@ func TestListRunsAndGCRemoveOnlyOurs(t *testing.T) {
 	}
 
 	refsBefore := gitT(t, dir, "for-each-ref", "--format=%(refname)")
-	removed, err := GC(ctx, dir, "")
+	removed, err := GC(ctx, dir, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +213,7 @@ func TestListRunsAndGCRemoveOnlyOurs(t *testing.T) {
 		t.Errorf("engineer's stash list = %q", got)
 	}
 
-	if _, err := GC(ctx, dir, "active"); err != nil {
+	if _, err := GC(ctx, dir, "active", false); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(gitT(t, dir, "for-each-ref"), "unattributed-x") {
@@ -221,7 +222,7 @@ func TestListRunsAndGCRemoveOnlyOurs(t *testing.T) {
 	if runs, err := ListRuns(ctx, dir); err != nil || len(runs) != 0 {
 		t.Errorf("ListRuns after GC of all = %+v, %v", runs, err)
 	}
-	if _, err := GC(ctx, dir, "nope"); err == nil {
+	if _, err := GC(ctx, dir, "nope", false); err == nil {
 		t.Error("GC of an unknown run succeeded")
 	}
 }
@@ -283,7 +284,7 @@ func TestGCWorktreeDeletedByHand(t *testing.T) {
 	if err := os.RemoveAll(ws.Dir); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := GC(ctx, dir, ""); err != nil {
+	if _, err := GC(ctx, dir, "", false); err != nil {
 		t.Fatal(err)
 	}
 	list := gitT(t, dir, "worktree", "list", "--porcelain")
@@ -315,7 +316,7 @@ func TestReopenWorkspace(t *testing.T) {
 	if h, err := again.Repo.Head(ctx); err != nil || h.Branch != "swe-adept/r5/h1" {
 		t.Errorf("reopened head = %+v, %v", h, err)
 	}
-	if removed, err := GC(ctx, dir, ""); err != nil || len(removed) != 0 {
+	if removed, err := GC(ctx, dir, "", false); err != nil || len(removed) != 0 {
 		t.Errorf("GC of finished runs removed %v (%v) from a reopened run", removed, err)
 	}
 	if err := again.Close(ctx); err != nil {
@@ -445,18 +446,38 @@ func TestGCKeepsUnrestoredEngineerChanges(t *testing.T) {
 	if runs[0].Pending != pending || runs[0].Finished {
 		t.Errorf("run = %+v, want pending %s", runs[0], pending)
 	}
-	_, err = GC(ctx, dir, "crashed")
-	if err == nil || !strings.Contains(err.Error(), "git stash apply --index "+pending) {
+	_, err = GC(ctx, dir, "crashed", false)
+	if err == nil || !strings.Contains(err.Error(), "swe-adept restore --repo") || !strings.Contains(err.Error(), "stash apply --index "+pending) {
 		t.Fatalf("GC = %v, want it to keep %s and say how to restore", err, pending)
 	}
-	// The recovery the message gives works.
-	gitT(t, dir, "checkout", "-q", "-f", "main")
-	gitT(t, dir, "clean", "-q", "-fd")
-	gitT(t, dir, "stash", "apply", "--index", "-q", pending)
+	if out := gitT(t, dir, "for-each-ref", "refs/swe-adept/"); !strings.Contains(out, pending) || !strings.Contains(out, "crashed/record") {
+		t.Fatalf("GC deleted refs of a run whose checkout never came back:\n%s", out)
+	}
+	// The git-alone recovery the message gives works when pasted, from
+	// another folder.
+	for _, cmd := range pasted(err.Error(), "  git ") {
+		sh := exec.Command("sh", "-c", cmd)
+		sh.Dir = t.TempDir()
+		if out, err := sh.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", cmd, err, out)
+		}
+	}
 	after := stateOf(t, dir)
 	if after.Staged != before.Staged || after.Unstaged != before.Unstaged || after.Files["notes/todo.txt"] != before.Files["notes/todo.txt"] {
-		t.Error("git stash apply --index did not bring the changes back")
+		t.Error("the printed commands did not bring the changes back")
 	}
+}
+
+// pasted picks the command lines of a message that start with prefix,
+// as an engineer would copy them.
+func pasted(msg, prefix string) []string {
+	var cmds []string
+	for _, line := range strings.Split(msg, "\n") {
+		if strings.HasPrefix(line, prefix) {
+			cmds = append(cmds, strings.TrimSpace(line))
+		}
+	}
+	return cmds
 }
 
 // crash makes the lock of run look left by a dead process, as after kill -9.

@@ -70,6 +70,8 @@ type Config struct {
 	Rerun []string
 	// Guard is asked before each tool call (see tool.Config.Guard).
 	Guard func(ctx context.Context) error
+	// Watch is called around each tool call (see tool.Config.Watch).
+	Watch func(ctx context.Context, call llm.ToolCall) func(context.Context) error
 	// Memo, when set, is what a conversation trimmed to fit the context
 	// window must keep in view (the current hypothesis and its to-dos).
 	Memo func() string
@@ -127,7 +129,7 @@ func (a *Agent) loopConfig() tool.Config {
 	return tool.Config{
 		Agent: event.Resolver, Model: a.cfg.Model, Tools: a.tools, Bus: a.cfg.Bus, Gate: a.cfg.Gate,
 		MaxIterations: a.cfg.MaxIterations, MaxTokens: a.cfg.MaxTokens, MaxCost: a.cfg.MaxCost, Usage: a.cfg.Usage,
-		Memo: a.cfg.Memo, Guard: a.cfg.Guard,
+		Memo: a.cfg.Memo, Guard: a.cfg.Guard, Watch: a.cfg.Watch,
 		AfterCall: func(context.Context, llm.ToolCall, tool.Output) {
 			if a.cfg.OnStep != nil {
 				a.cfg.OnStep(a.loop.Messages)

@@ -39,15 +39,20 @@ func (r *Run) finish(parent context.Context, st *state, runErr error) {
 			r.emit(event.Event{Type: event.Error, Text: patchErr.Error()})
 		}
 	}
-	sum.Status, sum.Message = status(st, runErr), explain(st, runErr)
+	sum.Status, sum.Message = status(st, runErr), explain(st, runErr, r.repo.Dir())
 	if patchErr != nil {
 		sum.Message = join(sum.Message, patchErr.Error())
 	}
 	if st.ws != nil {
 		if err := st.ws.close(ctx); err != nil {
-			r.emit(event.Event{Type: event.Error, Text: "your checkout was NOT put back: " + err.Error()})
-			sum.Message = join(sum.Message, err.Error())
-			sum.CheckoutError = err.Error()
+			text := err.Error()
+			var npb *vcs.NotPutBackError
+			if !errors.As(err, &npb) {
+				text = "your checkout was NOT put back: " + text
+			}
+			r.emit(event.Event{Type: event.Error, Text: text})
+			sum.Message = join(sum.Message, text)
+			sum.CheckoutError = text
 		}
 		r.apply(ctx, st)
 	}
@@ -86,7 +91,7 @@ func (r *Run) total(sum *runfolder.Summary) bool {
 // current state when nothing was merged) against the original state, without
 // scratch files unless the agent kept them.
 func (r *Run) savePatch(ctx context.Context, st *state) error {
-	wt, err := st.ws.Repo.PatchWorkTree(ctx, st.ws.Original)
+	wt, err := r.workPatch(ctx, st)
 	if err != nil {
 		return fmt.Errorf("final patch: %w", err)
 	}
@@ -96,7 +101,7 @@ func (r *Run) savePatch(ctx context.Context, st *state) error {
 	}
 	extra := ""
 	if st.merged != "" {
-		if extra, err = st.ws.Repo.Patch(ctx, st.ws.Original, st.merged); err != nil {
+		if extra, err = r.patchWithout(ctx, st, st.merged); err != nil {
 			return fmt.Errorf("final patch: the merged branch: %w", err)
 		}
 	}
@@ -120,6 +125,38 @@ func (r *Run) savePatch(ctx context.Context, st *state) error {
 	}
 	r.emit(event.Event{Type: event.Diff, Agent: event.Resolver, Diff: &event.DiffInfo{From: st.ws.Original, To: "final", Label: label, Patch: patch, Stat: st.sum.Stat}})
 	return nil
+}
+
+// workPatch is the workspace's state against the original one: as it is,
+// or as the run left it when the engineer's edits stopped it.
+func (r *Run) workPatch(ctx context.Context, st *state) (string, error) {
+	state := st.ownState
+	if state == "" {
+		snap, err := st.ws.Repo.Snapshot(ctx)
+		if err != nil {
+			return "", err
+		}
+		state = snap
+	}
+	return r.patchWithout(ctx, st, state)
+}
+
+// patchWithout is the diff from the original state to state, leaving out
+// the untracked and ignored files the checkout held when an in-place run
+// started: they are the engineer's, whatever .gitignore says now.
+func (r *Run) patchWithout(ctx context.Context, st *state, state string) (string, error) {
+	if st.ws.recorded != nil {
+		untracked, ignored, err := st.ws.recorded(ctx)
+		if err != nil {
+			return "", err
+		}
+		if paths := append(untracked, ignored...); len(paths) > 0 {
+			if state, err = st.ws.Repo.CommitWithout(ctx, st.ws.Original, state, paths); err != nil {
+				return "", err
+			}
+		}
+	}
+	return st.ws.Repo.Patch(ctx, st.ws.Original, state)
 }
 
 // apply puts a submitted solution on the engineer's checkout as

@@ -186,7 +186,7 @@ func (r *Run) reopenInPlace(ctx context.Context) (*workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("resume %s: %w", r.ID, err)
 	}
-	return &workspace{Dir: ws.Dir, Original: ws.Original, Repo: ws.Repo, close: ws.Close}, nil
+	return &workspace{Dir: ws.Dir, Original: ws.Original, Repo: ws.Repo, close: ws.Close, recorded: ws.RecordedPaths}, nil
 }
 
 // ownerFile names the process working on a run, so a resume can tell a

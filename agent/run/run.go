@@ -94,6 +94,9 @@ type Run struct {
 	done        chan struct{}
 	secrets     []string
 	unconfined  string // why the commands are not confined; "" when they are
+	// tornBytes: a resume cut this many bytes of a partial last line off
+	// events.jsonl (the run had stopped mid-write).
+	tornBytes int
 
 	mu      sync.Mutex
 	summary runfolder.Summary
@@ -173,6 +176,13 @@ func (r *Run) prepare() error {
 func (r *Run) openFolder() error {
 	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
 		return fmt.Errorf("run folder: %w", err)
+	}
+	if r.meta != nil {
+		torn, err := runfolder.TrimTorn(filepath.Join(r.Dir, runfolder.EventsFile))
+		if err != nil {
+			return fmt.Errorf("run folder: repair %s: %w", runfolder.EventsFile, err)
+		}
+		r.tornBytes = len(torn)
 	}
 	f, err := os.OpenFile(filepath.Join(r.Dir, runfolder.EventsFile), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {

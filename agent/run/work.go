@@ -18,6 +18,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/tool"
 	"github.com/swe-adept/swe-adept/index"
 	"github.com/swe-adept/swe-adept/internal/atomicfile"
+	"github.com/swe-adept/swe-adept/internal/shellquote"
 	"github.com/swe-adept/swe-adept/memory"
 	"github.com/swe-adept/swe-adept/vcs"
 )
@@ -29,6 +30,9 @@ type workspace struct {
 	Original string
 	Repo     *vcs.Repo
 	close    func(ctx context.Context) error
+	// recorded lists the engineer's untracked and ignored files of an
+	// in-place checkout, never part of the patch; nil for a worktree.
+	recorded func(ctx context.Context) (untracked, ignored []string, err error)
 }
 
 // state is what one run carries from phase to phase.
@@ -44,9 +48,12 @@ type state struct {
 	locsEdited    bool         // the engineer edited the ranked locations
 	ix            *index.Index // the index localization built; nil when none was
 	history       []llm.Message
-	mem           *memory.Memory
-	transcrpt     runfolder.Transcript
-	sum           runfolder.Summary
+	// ownState: the engineer's edits stopped the run, and this commit is
+	// its own state without them; its patch is taken from here.
+	ownState  string
+	mem       *memory.Memory
+	transcrpt runfolder.Transcript
+	sum       runfolder.Summary
 }
 
 func (r *Run) work(ctx context.Context) {
@@ -92,7 +99,7 @@ func (r *Run) openWorkspace(ctx context.Context) (*workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &workspace{Dir: ws.Dir, Original: ws.Original, Repo: ws.Repo, close: ws.Close}, nil
+	return &workspace{Dir: ws.Dir, Original: ws.Original, Repo: ws.Repo, close: ws.Close, recorded: ws.RecordedPaths}, nil
 }
 
 func (r *Run) emitStarted(st *state) {
@@ -106,6 +113,10 @@ func (r *Run) emitStarted(st *state) {
 	}
 	if r.meta != nil {
 		r.emit(event.Event{Type: event.Message, Text: "resumed run " + r.ID + " in " + st.ws.Dir})
+	}
+	if r.tornBytes > 0 {
+		r.emit(event.Event{Type: event.Message, Text: fmt.Sprintf("%s ended in a partial line (%d bytes, cut off when the run stopped): "+
+			"it was removed before this resume's events were added", runfolder.EventsFile, r.tornBytes)})
 	}
 }
 
@@ -227,7 +238,10 @@ func (r *Run) resolveIssue(ctx context.Context, st *state) error {
 	}
 	var guard *liveEdits
 	if r.opts.InPlace {
-		guard = newLiveEdits(ctx, st.ws.Repo, r.Dir)
+		guard = newLiveEdits(ctx, st.ws, r.Dir, box != nil)
+		if note := guard.attribution(); note != "" {
+			r.emit(event.Event{Type: event.Message, Text: note})
+		}
 	}
 	if sub, ok := r.submittedOnRefusal(st); ok {
 		return r.reaskMerge(ctx, st, tracker, sub)
@@ -238,16 +252,20 @@ func (r *Run) resolveIssue(ctx context.Context, st *state) error {
 		MaxIterations: r.opts.MaxIterations, MaxTokens: maxTok, MaxCost: maxCost, Usage: &usage,
 		CommandTimeout: r.opts.CommandTimeout, CommandBudget: r.opts.CommandBudget, Sandbox: box, GitDirs: gitPaths,
 		Unconfined: r.unconfinedPolicy(), Env: r.commandEnv(), Secrets: r.secrets, MaxOutput: r.opts.CommandOutput,
-		History: st.history, Rerun: r.asked.pending, Memo: tracker.Memo, Guard: guard.checkFunc(),
-		OnStep: func(msgs []llm.Message) {
-			r.saveTranscript(st, msgs)
-			guard.markAfter(ctx)
-		},
+		History: st.history, Rerun: r.asked.pending, Memo: tracker.Memo, Guard: guard.checkFunc(), Watch: guard.watchFunc(),
+		OnStep: func(msgs []llm.Message) { r.saveTranscript(st, msgs) },
 	})
 	if err != nil {
 		return err
 	}
 	st.out, err = ag.Run(ctx)
+	if guard != nil {
+		// Edits made after the agent's last call would otherwise reach the patch.
+		if gerr := guard.check(context.WithoutCancel(ctx)); gerr != nil && err == nil {
+			err = gerr
+		}
+		st.ownState = guard.ownState()
+	}
 	st.sum.Resolve = st.out.Usage
 	st.merged = tracker.Memory().Merged
 	st.branched, st.mergeRefused = tracker.Branched(), tracker.MergeRefused()
@@ -323,7 +341,7 @@ func status(st *state, err error) string {
 func unmerged(st *state) bool { return st.branched && st.merged == "" }
 
 // explain is the summary's message: what the status means for the engineer.
-func explain(st *state, err error) string {
+func explain(st *state, err error, repo string) string {
 	switch {
 	case err != nil && !errors.Is(err, context.Canceled):
 		return err.Error()
@@ -344,8 +362,10 @@ func explain(st *state, err error) string {
 		return "the model kept sending malformed tool calls"
 	case st.out.Status == tool.ExitIterations, st.out.Status == tool.ExitCost, st.out.Status == tool.ExitTokens:
 		return "stopped at a limit (" + string(st.out.Status) + "); the patch holds the work so far; raise --max-iterations, --max-cost or --max-tokens, or resume the run"
+	case errors.Is(err, context.Canceled) && st.sum.InPlace:
+		return "cancelled; your checkout was put back (an in-place run that was stopped cannot be resumed: start a new one)"
 	case errors.Is(err, context.Canceled):
-		return "cancelled; resume with: swe-adept run --resume " + st.sum.ID
+		return "cancelled; resume with: swe-adept run --repo " + shellquote.Quote(repo) + " --resume " + st.sum.ID
 	}
 	return strings.TrimSpace(submissionSummary(st))
 }

@@ -167,3 +167,52 @@ func Renumber(line string, offset int) string {
 	}
 	return line
 }
+
+// TrimTorn cuts a partial last line off an events.jsonl that a kill or a
+// full disk stopped mid-write, so that the next event appended starts a
+// line of its own instead of running on into the cut one. It returns the
+// bytes cut (none when the file ends with a newline, is empty or is
+// missing). The cut is made durable before anything is appended.
+func TrimTorn(path string) (string, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || info.Size() == 0 {
+		return "", err
+	}
+	end, err := lastNewline(f, info.Size())
+	if err != nil || end == info.Size() {
+		return "", err
+	}
+	torn := make([]byte, info.Size()-end)
+	if _, err := f.ReadAt(torn, end); err != nil {
+		return "", err
+	}
+	if err := f.Truncate(end); err != nil {
+		return "", err
+	}
+	return string(torn), f.Sync()
+}
+
+// lastNewline is the offset just after the file's last '\n' (0 if none).
+func lastNewline(f *os.File, size int64) (int64, error) {
+	buf := make([]byte, 64<<10)
+	for end := size; end > 0; {
+		start := max(end-int64(len(buf)), 0)
+		n, err := f.ReadAt(buf[:end-start], start)
+		if err != nil && err != io.EOF {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return start + int64(i) + 1, nil
+		}
+		end = start
+	}
+	return 0, nil
+}

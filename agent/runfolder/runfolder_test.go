@@ -53,3 +53,32 @@ func TestLastSeqSkipsACutLine(t *testing.T) {
 		t.Error("RunsDir")
 	}
 }
+
+// TrimTorn cuts only a partial last line, whatever its length, and leaves
+// a whole log alone.
+func TestTrimTorn(t *testing.T) {
+	long := strings.Repeat("x", 100<<10) // longer than one read
+	tests := []struct{ name, log, want, cut string }{
+		{"whole", "{\"seq\":1}\n{\"seq\":2}\n", "{\"seq\":1}\n{\"seq\":2}\n", ""},
+		{"torn", "{\"seq\":1}\n{\"seq\":2,\"ty", "{\"seq\":1}\n", "{\"seq\":2,\"ty"},
+		{"torn, long", "{\"seq\":1}\n" + long, "{\"seq\":1}\n", long},
+		{"only a torn line", "{\"se", "", "{\"se"},
+		{"empty", "", "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), EventsFile)
+			if err := os.WriteFile(p, []byte(tc.log), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cut, err := TrimTorn(p)
+			got, _ := os.ReadFile(p)
+			if err != nil || cut != tc.cut || string(got) != tc.want {
+				t.Errorf("TrimTorn = %.40q, %v; file %.40q; want cut %.40q, file %.40q", cut, err, got, tc.cut, tc.want)
+			}
+		})
+	}
+	if cut, err := TrimTorn(filepath.Join(t.TempDir(), "missing")); cut != "" || err != nil {
+		t.Errorf("a missing log: %q, %v", cut, err)
+	}
+}

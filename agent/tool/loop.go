@@ -46,6 +46,11 @@ type Config struct {
 	// error stops the loop with ExitError (the workspace changed under the
 	// agent, for one).
 	Guard func(ctx context.Context) error
+	// Watch, when set, is called as each call starts; the function it
+	// returns is called as soon as the call returns, before anything else
+	// reads the workspace. An error from it stops the loop as a Guard's
+	// does (the workspace changed under the call, for one).
+	Watch func(ctx context.Context, call llm.ToolCall) func(context.Context) error
 	// Usage accumulates across loops of the same agent; nil: the loop's own.
 	Usage *event.UsageInfo
 	// Memo is what a conversation trimmed to fit the context window must
@@ -214,9 +219,12 @@ func (l *Loop) runCalls(ctx context.Context, msg llm.Message) (malformed bool, s
 		if err := l.guard(ctx); err != nil {
 			return malformed, nil, err
 		}
-		out, bad := l.runOne(ctx, c, msg.Content)
+		out, bad, werr := l.runOne(ctx, c, msg.Content)
 		if ctx.Err() != nil {
 			return malformed, nil, ctx.Err()
+		}
+		if werr != nil {
+			return malformed, nil, &GuardError{Err: werr}
 		}
 		malformed = malformed || bad
 		if out.Stop {
@@ -235,7 +243,9 @@ func (l *Loop) Rerun(ctx context.Context, calls []llm.ToolCall) error {
 		if err := l.cfg.Gate.Pass(ctx); err != nil {
 			return err
 		}
-		l.runOne(ctx, c, "")
+		if _, _, werr := l.runOne(ctx, c, ""); werr != nil {
+			return &GuardError{Err: werr}
+		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -243,10 +253,15 @@ func (l *Loop) Rerun(ctx context.Context, calls []llm.ToolCall) error {
 	return nil
 }
 
-func (l *Loop) runOne(ctx context.Context, c llm.ToolCall, thought string) (Output, bool) {
+func (l *Loop) runOne(ctx context.Context, c llm.ToolCall, thought string) (Output, bool, error) {
 	step := &event.ToolStep{CallID: c.ID, Name: c.Name, Arguments: c.Arguments, Thought: thought, Iteration: l.iter}
+	end := func(context.Context) error { return nil }
+	if l.cfg.Watch != nil {
+		end = l.cfg.Watch(ctx, c) // before the call is shown: from then on a change may be the call's
+	}
 	l.emit(event.Event{Type: event.ToolCall, Tool: step})
 	out, bad := l.execute(ctx, c)
+	werr := end(ctx)
 	l.answer(c, out.Text)
 	done := *step
 	done.Observation, done.Summary, done.Failed = out.Text, summary(out), out.Failed || bad
@@ -254,7 +269,7 @@ func (l *Loop) runOne(ctx context.Context, c llm.ToolCall, thought string) (Outp
 	if !bad && l.cfg.AfterCall != nil {
 		l.cfg.AfterCall(ctx, c, out)
 	}
-	return out, bad
+	return out, bad, werr
 }
 
 func (l *Loop) execute(ctx context.Context, c llm.ToolCall) (Output, bool) {

@@ -149,3 +149,34 @@ func TestSchemaRequired(t *testing.T) {
 		t.Errorf("required = %v, want [text]", tl.required)
 	}
 }
+
+// A Watch sees each call start and end, in order around the call, and an
+// error from its end stops the loop after the call's answer is recorded.
+func TestLoopWatch(t *testing.T) {
+	var seen []string
+	m := turns{call("echo", `{"text":"a"}`), call("echo", `{"text":"b"}`), call("done", "")}
+	cfg := Config{Agent: event.Resolver, Model: &m, Tools: testTools(),
+		Watch: func(_ context.Context, c llm.ToolCall) func(context.Context) error {
+			seen = append(seen, "start "+c.Arguments)
+			return func(context.Context) error {
+				seen = append(seen, "end "+c.Arguments)
+				if strings.Contains(c.Arguments, `"b"`) {
+					return errors.New("the workspace changed under the call")
+				}
+				return nil
+			}
+		}}
+	l := NewLoop(cfg, llm.Message{Role: llm.User, Content: "go"})
+	res, err := l.Run(context.Background())
+	var gerr *GuardError
+	if !errors.As(err, &gerr) || res.Status != ExitError {
+		t.Fatalf("Run = %v, %v; want ExitError with the watch's error", res.Status, err)
+	}
+	want := []string{`start {"text":"a"}`, `end {"text":"a"}`, `start {"text":"b"}`, `end {"text":"b"}`}
+	if strings.Join(seen, "|") != strings.Join(want, "|") {
+		t.Errorf("watch saw %q, want %q", seen, want)
+	}
+	if !toolSaid(l.Messages, "b") {
+		t.Error("the stopped call's answer was not recorded")
+	}
+}

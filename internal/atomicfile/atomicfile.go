@@ -1,6 +1,8 @@
 // Package atomicfile writes run artifacts so that a reader, or a run killed
-// mid-write, never sees half a file: the data goes to a temporary file
-// beside the target, is synced, and is renamed over it.
+// mid-write, never sees half a file: the data goes to a temporary file with
+// a name of its own beside the target, is synced, and is renamed over it;
+// then the folder is synced, so that after a power cut the new name is
+// there too, not only the data.
 package atomicfile
 
 import (
@@ -9,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // ErrNotRegular: the target exists and is not a regular file (a symlink,
@@ -42,7 +45,28 @@ func Write(path string, data []byte) error {
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("save %s: %w", path, err)
 	}
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("save %s: sync its folder: %w", path, err)
+	}
 	return nil
+}
+
+// syncDir makes a rename in dir durable. File systems that cannot sync a
+// folder (some network ones) say so with EINVAL; nothing more can be done
+// there.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOTSUP) {
+		return nil
+	}
+	return err
 }
 
 // WriteJSON replaces path with v as indented JSON, atomically.
