@@ -156,7 +156,8 @@ func TestClaudeBehindARouterIsCached(t *testing.T) {
 }
 
 // TestOverflowIsRecognised: every family's overflow error is an
-// ErrContextOverflow, with the window where the server names it.
+// ErrContextOverflow, with the window and the prompt size the server
+// counted, which the caller needs to send a smaller request next.
 func TestOverflowIsRecognised(t *testing.T) {
 	for _, fam := range providertest.Families {
 		if fam == providertest.Ollama {
@@ -170,8 +171,11 @@ func TestOverflowIsRecognised(t *testing.T) {
 			t.Errorf("%s: %v is not an overflow", fam, err)
 			continue
 		}
-		if fam != providertest.LlamaCpp && cerr.Window != 300 {
+		if cerr.Window != 300 {
 			t.Errorf("%s: window %d, want 300 from %q", fam, cerr.Window, err)
+		}
+		if want := providertest.PromptTokens(srv.Received[len(srv.Received)-1].Body); cerr.Counted != want {
+			t.Errorf("%s: counted %d, want the server's %d from %q", fam, cerr.Counted, want, err)
 		}
 	}
 }

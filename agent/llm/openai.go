@@ -200,7 +200,7 @@ func (o *OpenAI) usage(ctx context.Context, req Request, msg Message, u openai.U
 	if d := u.CompletionTokensDetails; d != nil {
 		usage.ReasoningTokens = d.ReasoningTokens
 	}
-	sent := EstimateTokens(req.Messages...) + schemaTokens(req.Tools)
+	sent := EstimateTokens(req.Messages...) + EstimateTools(req.Tools)
 	if usage.PromptTokens == 0 && usage.CompletionTokens == 0 {
 		// Some local servers report no usage; an estimate beats a blank meter.
 		usage.PromptTokens, usage.CompletionTokens = EstimateTokens(req.Messages...), EstimateTokens(msg)
@@ -347,8 +347,8 @@ func assignCallIDs(calls []ToolCall, history []Message) {
 	}
 }
 
-// schemaTokens estimates what the tool schemas add to a prompt.
-func schemaTokens(tools []Tool) int {
+// EstimateTools estimates the tokens the tool schemas add to a prompt.
+func EstimateTools(tools []Tool) int {
 	if len(tools) == 0 {
 		return 0
 	}

@@ -31,6 +31,7 @@ type attemptInfo struct {
 	headers      map[string]string // set before the attempt: extra headers
 	extras       wireExtras        // filled from a successful response
 	upstream     string            // a router's wrapped upstream error (OpenRouter's metadata.raw)
+	errBody      string            // a failed response's body, for what the decoded error drops
 }
 
 type attemptKey struct{}
@@ -64,7 +65,7 @@ func (d *recordingDoer) Do(req *http.Request) (*http.Response, error) {
 		if rerr != nil {
 			return nil, rerr
 		}
-		info.upstream = upstreamError(raw)
+		info.upstream, info.errBody = upstreamError(raw), string(raw)
 		resp.Body = io.NopCloser(bytes.NewReader(raw))
 	}
 	if resp.StatusCode == http.StatusOK {
@@ -165,7 +166,14 @@ func (o *OpenAI) classify(ctx context.Context, info *attemptInfo, err error) *Ca
 	if status == 0 {
 		return o.transportError(err)
 	}
-	return o.statusError(status, detail, code)
+	e := o.statusError(status, detail, code)
+	if e.overflow {
+		// The numbers may sit in fields the decoded error drops (llama.cpp's
+		// n_ctx and n_prompt_tokens).
+		all := detail + "\n" + info.errBody
+		e.Window, e.Counted, e.Completion = overflowWindow(all), overflowCount(all), overflowCompletion(all)
+	}
+	return e
 }
 
 // errorDetail pulls the status, the server's message and its error code
@@ -200,7 +208,7 @@ func (o *OpenAI) statusError(status int, detail, code string) *CallError {
 		e = o.newError(status, "model %s not found at %s: check the model name and the base URL (server said: %s)", model, base, said)
 	case overflowError(status, detail, code):
 		e = o.newError(status, "the conversation does not fit %s's context window (%s said: %s)", model, base, said)
-		e.overflow, e.Window = true, overflowWindow(detail)
+		e.overflow = true
 	case status == http.StatusTooManyRequests && code == "insufficient_quota":
 		e = o.newError(status, "the account behind the API key has no quota left at %s: %s", base, said)
 	case status == http.StatusTooManyRequests:

@@ -59,9 +59,19 @@ type Server struct {
 	mu       sync.Mutex
 	next     map[string]int
 	calls    int
-	prev     string // the previous request's messages, for cache hits
-	Requests []map[string]any
-	Rejected []string // the error bodies sent back, in order
+	prev     string           // the previous request's messages, for cache hits
+	Requests []map[string]any // the requests answered, in order
+	Rejected []string         // the error bodies sent back, in order
+	// Received is every request that could be decoded, answered or not,
+	// with the status it got.
+	Received []Exchange
+}
+
+// Exchange is one request the fake read and how it answered.
+type Exchange struct {
+	Body   map[string]any
+	Bytes  int // the size of the request body
+	Status int
 }
 
 // New starts a fake server; it stops with the test.
@@ -125,6 +135,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var reply map[string]any
 		reply, f = s.answer(body)
 		if f == nil {
+			s.record(body, http.StatusOK)
 			s.Requests = append(s.Requests, body)
 			w.Header().Set("Content-Type", "application/json")
 			_ = json.NewEncoder(w).Encode(reply)
@@ -132,6 +143,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	b, _ := json.Marshal(f.body)
+	s.record(body, f.status)
 	s.Rejected = append(s.Rejected, string(b))
 	for k, v := range f.header {
 		w.Header().Set(k, v)
@@ -139,6 +151,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(f.status)
 	_, _ = w.Write(b)
+}
+
+func (s *Server) record(body map[string]any, status int) {
+	if body == nil {
+		return
+	}
+	raw, _ := json.Marshal(body)
+	s.Received = append(s.Received, Exchange{Body: body, Bytes: len(raw), Status: status})
 }
 
 // check decodes the request and applies the family's rules.
