@@ -89,11 +89,13 @@ func New(cfg Config) (*Agent, error) {
 		cfg.MaxIterations = DefaultMaxIterations
 	}
 	secrets := SecretValues(os.Environ())
+	limits := LimitsFor(llm.WindowOf(cfg.Model))
 	a := &Agent{cfg: cfg, Editor: NewEditor(ws, secrets)}
+	a.Editor.LimitView(limits.View)
 	a.Shell = NewShell(ShellConfig{
 		Workdir: ws.Root, Perm: Permissions{Mode: cfg.Mode, Workdir: ws.Root, Allow: cfg.Allow},
 		Approver: cfg.Approver, Bus: cfg.Bus, Timeout: cfg.CommandTimeout, Budget: cfg.CommandBudget, Secrets: secrets,
-		Sandbox: cfg.Sandbox,
+		Sandbox: cfg.Sandbox, MaxOutput: limits.Bash,
 	})
 	a.tools = tool.NewRegistry(a.Shell.Tool(), a.Editor.Tool())
 	for _, t := range cfg.Extra {
@@ -108,7 +110,7 @@ func (a *Agent) loopConfig() tool.Config {
 	return tool.Config{
 		Agent: event.Resolver, Model: a.cfg.Model, Tools: a.tools, Bus: a.cfg.Bus, Gate: a.cfg.Gate,
 		MaxIterations: a.cfg.MaxIterations, MaxTokens: a.cfg.MaxTokens, MaxCost: a.cfg.MaxCost, Usage: a.cfg.Usage,
-		Memo: a.cfg.Memo, Guard: a.cfg.Guard,
+		Memo: a.cfg.Memo, Guard: a.cfg.Guard, Paging: paging,
 		AfterCall: func(context.Context, llm.ToolCall, tool.Output) {
 			if a.cfg.OnStep != nil {
 				a.cfg.OnStep(a.loop.Messages)

@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -86,7 +87,7 @@ type bashArgs struct {
 func (s *Shell) Tool() tool.Tool {
 	return tool.New("bash", "Run a bash command in the repository's workspace, e.g. to run a reproduction script or the tests. "+
 		"Each call is a fresh `bash -c` in the repository root; it is stopped after its time-out (30 s by default). "+
-		"Long output keeps its start and end. Interactive programs (editors, pagers, a bare python) cannot run: use str_replace_editor to read and edit files. "+
+		"Long output keeps its start and end, and says which lines were cut (print them with sed -n). Interactive programs (editors, pagers, a bare python) cannot run: use str_replace_editor to read and edit files. "+
 		"Network access, paths outside the repository and git commands that move branches are refused; use the hypothesis_git tools for version control.",
 		s.call)
 }
@@ -344,8 +345,40 @@ func readCapped(f *os.File, limit int) (string, int, error) {
 		return "", 0, fmt.Errorf("bash: output: %w", err)
 	}
 	cut := size - len(head) - len(tail)
-	text := string(head) + fmt.Sprintf("\n[... %d bytes cut ...]\n", cut) + string(tail)
-	return printable(text), cut, nil
+	lines, err := countLines(f, int64(len(head)), int64(cut))
+	if err != nil {
+		return "", 0, fmt.Errorf("bash: output: %w", err)
+	}
+	first := strings.Count(string(head), "\n") + 1
+	last := first + max(lines-1, 0)
+	note := fmt.Sprintf("\n[... %d bytes (lines %d-%d) cut from the middle of the output; to see them, run the command again "+
+		"printing only those lines (| sed -n '%d,%dp'), or narrow it with grep, head or tail ...]\n", cut, first, last, first, last)
+	return printable(string(head) + note + string(tail)), cut, nil
+}
+
+// countLines counts the newlines in n bytes of f from off, plus one for a
+// last line without one.
+func countLines(f *os.File, off, n int64) (int, error) {
+	buf := make([]byte, 64<<10)
+	lines, lastNL := 0, true
+	r := io.NewSectionReader(f, off, n)
+	for {
+		k, err := r.Read(buf)
+		if k > 0 {
+			lines += bytes.Count(buf[:k], []byte{'\n'})
+			lastNL = buf[k-1] == '\n'
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	if !lastNL {
+		lines++
+	}
+	return lines, nil
 }
 
 // printable makes command output safe to hand a model: invalid UTF-8

@@ -49,7 +49,7 @@ func (r *Run) finish(parent context.Context, st *state, runErr error) {
 			sum.Message = join(sum.Message, "the agent submitted no changes: the patch is empty")
 		}
 	}
-	if runErr != nil && !errors.Is(runErr, context.Canceled) {
+	if failed(runErr) {
 		r.emit(event.Event{Type: event.Error, Text: resolve.Scrub(runErr.Error(), r.secrets)})
 	}
 	priced := r.total(sum)
@@ -62,10 +62,18 @@ func (r *Run) finish(parent context.Context, st *state, runErr error) {
 		Report: sum.Message, FilesFound: len(sum.Files)}})
 	r.mu.Lock()
 	r.summary = *sum
-	if runErr != nil && !errors.Is(runErr, context.Canceled) {
+	if failed(runErr) {
 		r.err = scrubErr(runErr, r.secrets)
 	}
 	r.mu.Unlock()
+}
+
+// failed reports whether err is a failure of the run, not a way for it
+// to end: a cancellation, or a context window too small for the task
+// (exit_context, whose advice the summary carries).
+func failed(err error) bool {
+	var werr *tool.WindowError
+	return err != nil && !errors.Is(err, context.Canceled) && !errors.As(err, &werr)
 }
 
 // total fills in the summary's totals and reports whether the cost is known.

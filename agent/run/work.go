@@ -300,9 +300,12 @@ const Localized = "localized"
 const SubmittedUnmerged = "submitted_unmerged"
 
 func status(st *state, err error) string {
+	var werr *tool.WindowError
 	switch {
 	case errors.Is(err, context.Canceled):
 		return string(tool.Cancelled)
+	case errors.As(err, &werr):
+		return string(tool.ExitTokens)
 	case st.localizedOnly && err == nil:
 		return Localized
 	case st.out.Status == tool.Submitted && unmerged(st):
@@ -324,7 +327,10 @@ func unmerged(st *state) bool {
 
 // explain is the summary's message: what the status means for the engineer.
 func explain(st *state, err error) string {
+	var werr *tool.WindowError
 	switch {
+	case errors.As(err, &werr):
+		return werr.Error() + "; the patch holds the work so far"
 	case err != nil && !errors.Is(err, context.Canceled):
 		return err.Error()
 	case st.localizedOnly && err == nil:
