@@ -55,6 +55,10 @@ type Request struct {
 	Tools       []Tool
 	Temperature *float32 // nil: the provider's default
 	MaxTokens   int      // 0: the provider's default
+	// OnDelta, when set, receives the answer's text as it is written, on
+	// the calling goroutine. The Response is what counts: deltas are only
+	// for showing progress.
+	OnDelta func(Delta)
 }
 
 // Usage is what one call cost.

@@ -104,33 +104,47 @@ func equalMessage(a, b Message) bool {
 	return bytes.Equal(x, y)
 }
 
-// TestOpenAIRequestBody checks the wire request: streaming off, tools and
-// tool_choice present, every role mapped. The whole body is a golden file.
+// TestOpenAIRequestBody checks the wire request: a stream asking for
+// usage in its last chunk (or, with NoStream, a whole answer), tools and
+// tool_choice present, every role mapped. The streamed body is a golden
+// file.
 func TestOpenAIRequestBody(t *testing.T) {
-	srv := newChatServer(t, ok(completion(`{"role":"assistant","content":"done"}`, 1, 1)))
-	if _, err := srv.client(t, "gpt-4o", 1).Complete(context.Background(), conversation()); err != nil {
-		t.Fatal(err)
+	for _, whole := range []bool{false, true} {
+		t.Run(map[bool]string{false: "streamed", true: "whole"}[whole], func(t *testing.T) {
+			srv := newChatServer(t, ok(completion(`{"role":"assistant","content":"done"}`, 1, 1)))
+			m := srv.client(t, "gpt-4o", 1)
+			m.cfg.NoStream = whole
+			if _, err := m.Complete(context.Background(), conversation()); err != nil {
+				t.Fatal(err)
+			}
+			body := srv.body(0)
+			if stream, _ := body["stream"].(bool); stream == whole {
+				t.Errorf("stream = %v, want %v", body["stream"], !whole)
+			}
+			if opts, _ := body["stream_options"].(map[string]any); whole != (opts == nil) || !whole && opts["include_usage"] != true {
+				t.Errorf("stream_options = %v with stream %v", body["stream_options"], body["stream"])
+			}
+			tools, _ := body["tools"].([]any)
+			if len(tools) != 1 || body["tool_choice"] != "auto" {
+				t.Errorf("tools = %v, tool_choice = %v", body["tools"], body["tool_choice"])
+			}
+			if temp, _ := body["temperature"].(float64); temp <= 0 || temp > 1e-6 {
+				t.Errorf("temperature = %v, want a near-zero value (zero would be dropped)", body["temperature"])
+			}
+			msgs, _ := body["messages"].([]any)
+			if tool, _ := msgs[len(msgs)-1].(map[string]any); tool["tool_call_id"] != "call_1" || tool["name"] != nil {
+				t.Errorf("tool message = %v, want tool_call_id and no name", tool)
+			}
+			if whole {
+				return
+			}
+			got, err := json.MarshalIndent(body, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, filepath.Join("..", "..", "testdata", "llm", "request_tools.golden.json"), append(got, '\n'))
+		})
 	}
-	body := srv.body(0)
-	if stream, present := body["stream"]; present && stream != false {
-		t.Errorf("stream = %v, want false or absent", stream)
-	}
-	tools, _ := body["tools"].([]any)
-	if len(tools) != 1 || body["tool_choice"] != "auto" {
-		t.Errorf("tools = %v, tool_choice = %v", body["tools"], body["tool_choice"])
-	}
-	if temp, _ := body["temperature"].(float64); temp <= 0 || temp > 1e-6 {
-		t.Errorf("temperature = %v, want a near-zero value (zero would be dropped)", body["temperature"])
-	}
-	msgs, _ := body["messages"].([]any)
-	if tool, _ := msgs[len(msgs)-1].(map[string]any); tool["tool_call_id"] != "call_1" || tool["name"] != nil {
-		t.Errorf("tool message = %v, want tool_call_id and no name", tool)
-	}
-	got, err := json.MarshalIndent(body, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkGolden(t, filepath.Join("..", "..", "testdata", "llm", "request_tools.golden.json"), append(got, '\n'))
 }
 
 func TestReasoningModelRequest(t *testing.T) {
