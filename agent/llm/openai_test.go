@@ -214,3 +214,43 @@ func TestConfigHidesKey(t *testing.T) {
 }
 
 func sprintf(verb string, v any) string { return fmt.Sprintf(verb, v) }
+
+// TestTruncationWarning: a server that read far fewer prompt tokens than
+// were sent is said to cut the prompt only when it is one that cuts
+// silently (Ollama, the llama.cpp server), and only once in a run however
+// many calls and agents see it. OpenAI and Claude refuse a prompt that is
+// too long, so odd usage figures from them warn of nothing.
+func TestTruncationWarning(t *testing.T) {
+	tests := []struct {
+		name, extra string
+		want        int
+	}{
+		{"openai", ``, 0},
+		{"ollama by its fingerprint", `"system_fingerprint":"fp_ollama",`, 1},
+		{"llama.cpp by its timings", `"timings":{"prompt_n":100},`, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			body := strings.Replace(completion(`{"role":"assistant","content":"ok"}`, 100, 5), `"model":"m",`, `"model":"m",`+tc.extra, 1)
+			srv := newChatServer(t, ok(body))
+			warned := 0
+			ctx := WithOnce(WithNotices(context.Background(), func(n Notice) {
+				if n.Kind == NoticeTruncated {
+					warned++
+				}
+			}))
+			req := Request{Messages: []Message{{Role: User, Content: strings.Repeat("a long prompt ", 1200)}}}
+			for agent := 0; agent < 2; agent++ {
+				m := srv.client(t, "qwen3-coder", 1)
+				for call := 0; call < 3; call++ {
+					if _, err := m.Complete(ctx, req); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if warned != tc.want {
+				t.Errorf("warned %d times, want %d", warned, tc.want)
+			}
+		})
+	}
+}

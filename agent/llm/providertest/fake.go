@@ -49,6 +49,10 @@ type Config struct {
 	RateLimitFirst bool
 	// Key, when set, is the API key the server demands.
 	Key string
+	// BreakStream breaks the first streamed answer off halfway, as the
+	// family's servers do when something fails mid-answer; the turn is
+	// answered again on the next request.
+	BreakStream bool
 }
 
 // Server is a running fake.
@@ -59,6 +63,8 @@ type Server struct {
 	mu       sync.Mutex
 	next     map[string]int
 	calls    int
+	broken   bool             // BreakStream has broken a stream
+	chunks   int              // chunks streamed
 	prev     string           // the previous request's messages, for cache hits
 	Requests []map[string]any // the requests answered, in order
 	Rejected []string         // the error bodies sent back, in order
@@ -72,6 +78,7 @@ type Exchange struct {
 	Body   map[string]any
 	Bytes  int // the size of the request body
 	Status int
+	Broken bool // the answer was a stream broken off halfway
 }
 
 // New starts a fake server; it stops with the test.
@@ -137,8 +144,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if f == nil {
 			s.record(body, http.StatusOK)
 			s.Requests = append(s.Requests, body)
-			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(reply)
+			if !streaming(body) {
+				w.Header().Set("Content-Type", "application/json")
+				_ = json.NewEncoder(w).Encode(reply)
+				return
+			}
+			if s.writeStream(w, body, reply) {
+				s.Received[len(s.Received)-1].Broken = true
+				s.next[agentOf(body)]-- // the turn was not heard: answer it again
+			}
 			return
 		}
 	}
@@ -179,6 +193,9 @@ func (s *Server) check(r *http.Request) (map[string]any, *fail) {
 		return body, s.rateLimited()
 	}
 	if f := s.checkParams(body); f != nil {
+		return body, f
+	}
+	if f := s.checkStream(body); f != nil {
 		return body, f
 	}
 	if f := s.checkMessages(body); f != nil {
