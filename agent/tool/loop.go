@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
@@ -54,6 +55,8 @@ type Config struct {
 	// Paging tells the model how to see the lines cut from the middle of
 	// an output to fit the window (see llm.Keep); nil: a generic hint.
 	Paging func(first, last int, numbered bool) string
+	// Now is the clock for pacing streamed deltas; nil: time.Now.
+	Now func() time.Time
 }
 
 // Result is how the loop ended.
@@ -187,7 +190,9 @@ func (l *Loop) deliverNotes() {
 func (l *Loop) complete(ctx context.Context) (llm.Response, error) {
 	l.iter++
 	l.emit(event.Event{Type: event.ModelCall})
-	resp, err := l.send(ctx, llm.Request{Tools: l.cfg.Tools.Schemas(), Temperature: l.cfg.Temperature})
+	pump := &deltaPump{emit: l.emit, now: l.now}
+	resp, err := l.send(ctx, llm.Request{Tools: l.cfg.Tools.Schemas(), Temperature: l.cfg.Temperature, OnDelta: pump.add})
+	pump.flush()
 	if err != nil {
 		return resp, fmt.Errorf("%s model call %d: %w", l.cfg.Agent, l.iter, err)
 	}
@@ -271,6 +276,13 @@ func (l *Loop) answer(c llm.ToolCall, text string) {
 
 func (l *Loop) result(st Status, last Output) Result {
 	return Result{Status: st, Iterations: l.iter, Last: last, Usage: *l.cfg.Usage}
+}
+
+func (l *Loop) now() time.Time {
+	if l.cfg.Now != nil {
+		return l.cfg.Now()
+	}
+	return time.Now()
 }
 
 func (l *Loop) emit(e event.Event) {
