@@ -69,6 +69,9 @@ type Usage struct {
 	ReasoningTokens  int     `json:"reasoning_tokens,omitempty"` // completion tokens spent reasoning
 	Cost             float64 `json:"cost"`
 	Priced           bool    `json:"priced"` // false when the model has no known price
+	// Estimated: the server sent no usage (some local servers, Gemini's
+	// streams) and the counts are the client's estimate.
+	Estimated bool `json:"estimated,omitempty"`
 }
 
 // Response is the assistant's turn.

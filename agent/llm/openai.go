@@ -266,7 +266,7 @@ func (o *OpenAI) usage(ctx context.Context, req Request, msg Message, u openai.U
 	if usage.PromptTokens == 0 && usage.CompletionTokens == 0 {
 		// Some servers report no usage (Gemini's streams, some local
 		// servers); an estimate beats a blank meter.
-		usage.PromptTokens, usage.CompletionTokens = sent, EstimateTokens(msg)
+		usage.PromptTokens, usage.CompletionTokens, usage.Estimated = sent, EstimateTokens(msg), true
 	} else if sent > 2048 && float64(usage.PromptTokens) < 0.85*float64(sent) && o.cutsSilently(ex.server) {
 		o.warnTruncated(ctx, usage.PromptTokens, sent)
 	}

@@ -119,13 +119,13 @@ func (e *WindowError) Error() string {
 	var what string
 	switch {
 	case e.Window > 0 && e.Named:
-		what = fmt.Sprintf("%s's context window (%d tokens, as its server said)", e.Model, e.Window)
+		what = fmt.Sprintf("%s's context window (%d tokens, as its server said) cannot hold the task", e.Model, e.Window)
 	case e.Window > 0:
-		what = fmt.Sprintf("%s's context window (%d tokens, as configured or known)", e.Model, e.Window)
+		what = fmt.Sprintf("%s's context window (%d tokens, as configured or known) cannot hold the task", e.Model, e.Window)
 	default:
-		what = fmt.Sprintf("%s's context window (not named by its server)", e.Model)
+		what = fmt.Sprintf("%s's server kept refusing the conversation as too long for the model's context window, which it does not name", e.Model)
 	}
-	return fmt.Sprintf("%s cannot hold the task: the system prompt, the issue and the tool descriptions alone take about %d tokens. "+
+	return fmt.Sprintf("%s: the system prompt, the issue and the tool descriptions alone take about %d tokens. "+
 		"Give the agent a larger window: set context_window (or --context-window) to the model's real window; "+
 		"for Ollama raise num_ctx (--num-ctx 32768); or choose a model with a larger window", what, e.Need)
 }
@@ -145,7 +145,7 @@ func (l *Loop) send(ctx context.Context, req llm.Request) (llm.Response, error) 
 		req.Messages = fit.Messages
 		resp, err := l.cfg.Model.Complete(l.withNotices(ctx), req)
 		if !errors.Is(err, llm.ErrContextOverflow) {
-			if err == nil {
+			if err == nil && !resp.Usage.Estimated {
 				l.win.calibrate(est, resp.Usage.PromptTokens)
 			}
 			return resp, err

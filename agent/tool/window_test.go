@@ -96,6 +96,9 @@ func TestOverflowRetriesShrink(t *testing.T) {
 			if refused == 0 {
 				t.Error("no request overflowed: the test proves nothing")
 			}
+			if tc.family != "" && tc.want == Submitted && refused != 1 {
+				t.Errorf("%d requests refused: what the first refusal said was not learnt at once", refused)
+			}
 			if res.Status != tc.want {
 				t.Fatalf("status %s (%v), want %s", res.Status, err, tc.want)
 			}
