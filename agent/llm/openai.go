@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -117,6 +118,9 @@ type OpenAI struct {
 
 	truncWarned     atomic.Bool // the engineer was told the server cuts prompts
 	noStreamOptions atomic.Bool // the server refused stream_options
+
+	mu                 sync.Mutex
+	prevSent, prevRead int // the last call's estimate and the server's count
 }
 
 var _ Model = (*OpenAI)(nil)
@@ -267,7 +271,7 @@ func (o *OpenAI) usage(ctx context.Context, req Request, msg Message, u openai.U
 		// Some servers report no usage (Gemini's streams, some local
 		// servers); an estimate beats a blank meter.
 		usage.PromptTokens, usage.CompletionTokens, usage.Estimated = sent, EstimateTokens(msg), true
-	} else if sent > 2048 && float64(usage.PromptTokens) < 0.85*float64(sent) && o.cutsSilently(ex.server) {
+	} else if o.looksCut(sent, usage.PromptTokens) && o.cutsSilently(ex.server) {
 		o.warnTruncated(ctx, usage.PromptTokens, sent)
 	}
 	var overrides map[string]Price
@@ -276,6 +280,17 @@ func (o *OpenAI) usage(ctx context.Context, req Request, msg Message, u openai.U
 	}
 	usage.Cost, usage.Priced = PriceOf(o.cfg.Model, usage, overrides)
 	return usage
+}
+
+// looksCut reports whether the server read less than it was sent: far
+// less than the estimate, or fewer tokens than for the previous, shorter
+// request.
+func (o *OpenAI) looksCut(sent, read int) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	shrank := sent > o.prevSent && read < o.prevRead
+	o.prevSent, o.prevRead = sent, read
+	return shrank || sent > 2048 && float64(read) < 0.85*float64(sent)
 }
 
 // cutsSilently reports whether the server is one that cuts a prompt

@@ -254,3 +254,29 @@ func TestTruncationWarning(t *testing.T) {
 		})
 	}
 }
+
+// TestTruncationSeenAsAFallingCount: Ollama counting fewer prompt tokens
+// for a longer request than for the one before is cutting it, even when
+// the count is close to the estimate.
+func TestTruncationSeenAsAFallingCount(t *testing.T) {
+	reply := func(prompt int) reply {
+		return ok(strings.Replace(completion(`{"role":"assistant","content":"ok"}`, prompt, 5), `"model":"m",`, `"model":"m","system_fingerprint":"fp_ollama",`, 1))
+	}
+	srv := newChatServer(t, reply(2300), reply(2250))
+	warned := 0
+	ctx := WithNotices(context.Background(), func(n Notice) {
+		if n.Kind == NoticeTruncated {
+			warned++
+		}
+	})
+	m := srv.client(t, "qwen3-coder", 1)
+	for _, words := range []int{2000, 2400} {
+		req := Request{Messages: []Message{{Role: User, Content: strings.Repeat("word", words)}}}
+		if _, err := m.Complete(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if warned != 1 {
+		t.Errorf("warned %d times, want once when the count fell", warned)
+	}
+}
