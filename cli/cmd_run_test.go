@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/swe-adept/swe-adept/agent/event"
+	"github.com/swe-adept/swe-adept/agent/llm"
+	"github.com/swe-adept/swe-adept/agent/llm/providertest"
 )
 
 const runSample = "../testdata/run"
@@ -130,4 +132,79 @@ func TestRunCommandHeadless(t *testing.T) {
 	if err := runGC(context.Background(), []string{"--repo", repo}, &gc); err == nil {
 		t.Error("gc without --all or an id succeeded")
 	}
+}
+
+// TestRunHeadlessStreams: a headless run against a streaming server prints
+// the model's words as delta lines, a few per call however fast the server
+// streams; --no-stream asks for whole answers and prints none. Either way
+// the run's saved events hold no deltas.
+func TestRunHeadlessStreams(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed: the sample's run needs it")
+	}
+	const key = "sk-test-cli-0123456789"
+	t.Setenv("OPENAI_API_KEY", key)
+	for _, noStream := range []bool{false, true} {
+		t.Run(map[bool]string{false: "streamed", true: "no-stream"}[noStream], func(t *testing.T) {
+			scripts := map[string]*llm.Script{}
+			for agent, file := range map[string]string{"localize": "localize.json", "resolve": "resolve.json"} {
+				sc, err := llm.LoadScript(filepath.Join(runSample, file))
+				if err != nil {
+					t.Fatal(err)
+				}
+				scripts[agent] = sc
+			}
+			srv := providertest.New(t, providertest.Config{Family: providertest.OpenAIChat, Scripts: scripts, Key: key})
+			config := filepath.Join(t.TempDir(), "config.toml") // empty: nothing from the machine's own
+			if err := os.WriteFile(config, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"--repo", sampleCheckout(t), "--issue", filepath.Join(runSample, "issue.md"), "--headless",
+				"--model", "gpt-4o", "--base-url", srv.BaseURL(), "--model-config", config}
+			if noStream {
+				args = append(args, "--no-stream")
+			}
+			var out, errb bytes.Buffer
+			if err := runRun(context.Background(), args, strings.NewReader(""), &out, &errb); err != nil {
+				t.Fatalf("run: %v\n%s", err, errb.String())
+			}
+			deltas, calls, inCall, most := 0, 0, 0, 0
+			for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+				var e event.Event
+				if err := json.Unmarshal([]byte(line), &e); err != nil {
+					t.Fatalf("line %q: %v", line, err)
+				}
+				switch e.Type {
+				case event.ModelCall:
+					calls, inCall = calls+1, 0
+				case event.Delta:
+					deltas, inCall = deltas+1, inCall+1
+					most = max(most, inCall)
+				}
+			}
+			if noStream != (deltas == 0) || noStream != (srv.Chunks() == 0) {
+				t.Errorf("no-stream %v: %d delta lines, %d chunks streamed", noStream, deltas, srv.Chunks())
+			}
+			if most > 3 {
+				t.Errorf("%d delta lines for one call streamed in an instant: not paced", most)
+			}
+			saved, err := os.ReadFile(filepath.Join(runDirFromSummary(t, out.String()), "events.jsonl"))
+			if err != nil || strings.Contains(string(saved), `"type":"delta"`) {
+				t.Errorf("saved events hold deltas (%v)", err)
+			}
+		})
+	}
+}
+
+// runDirOf is the run folder named in a headless run's summary line.
+func runDirFromSummary(t *testing.T, out string) string {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var sum struct {
+		RunDir string `json:"run_dir"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil || sum.RunDir == "" {
+		t.Fatalf("summary line %q: %v", lines[len(lines)-1], err)
+	}
+	return sum.RunDir
 }

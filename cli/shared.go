@@ -413,6 +413,7 @@ type modelFlags struct {
 	config, model, localizeModel, baseURL, effort, prices, azure string
 	window, numCtx, maxOutput                                    int
 	temperature                                                  optionalFloat
+	noStream                                                     bool
 	// localizeOnly: --model names the localization model (localize,
 	// eval-loc), not both agents'.
 	localizeOnly bool
@@ -457,6 +458,7 @@ func addModelFlags(fs *flag.FlagSet, localizeOnly bool) *modelFlags {
 	fs.Var(&f.temperature, "temperature", "sampling `temperature` (default 0 where the model allows one)")
 	fs.StringVar(&f.prices, "price", "", "your own prices: `model=in/out` or model=in/cached/out in dollars per million tokens, comma-separated")
 	fs.StringVar(&f.azure, "azure-api-version", "", "the base URL is an Azure OpenAI resource and --model a deployment; this `version` of its API")
+	fs.BoolVar(&f.noStream, "no-stream", false, "ask for whole answers instead of streams, for a server that streams badly (config: stream = false)")
 	return f
 }
 
@@ -486,6 +488,10 @@ func (f *modelFlags) settings() (models.Settings, error) {
 	}
 	if f.temperature.v != nil {
 		s.Shared.Temperature = f.temperature.v
+	}
+	if f.noStream {
+		off := false
+		s.Shared.Stream, s.Localize.Stream, s.Resolve.Stream = &off, &off, &off
 	}
 	if f.prices != "" {
 		if err := s.AddPrices(f.prices); err != nil {

@@ -35,6 +35,7 @@ type activityPane struct {
 	said   map[string]string           // each agent's last logged words
 	since  map[string]time.Time        // when each agent's model call began
 	retry  map[string]*event.RetryInfo // a call waiting to be tried again
+	live   map[string]*liveThought     // each agent's answer as it streams
 	spin   spinner.Model
 	offset int // lines scrolled up from the bottom
 }
@@ -42,7 +43,7 @@ type activityPane struct {
 func newActivityPane() activityPane {
 	sp := spinner.New(spinner.WithSpinner(spinner.MiniDot))
 	return activityPane{usage: map[string]event.UsageInfo{}, busy: map[string]string{}, said: map[string]string{},
-		since: map[string]time.Time{}, retry: map[string]*event.RetryInfo{}, spin: sp}
+		since: map[string]time.Time{}, retry: map[string]*event.RetryInfo{}, live: map[string]*liveThought{}, spin: sp}
 }
 
 // startCall marks an agent waiting for its model. The clock is the
@@ -68,6 +69,9 @@ func (a *activityPane) busyText(agent string) string {
 	what := a.busy[agent]
 	if what != "thinking" {
 		return what
+	}
+	if a.writing(agent) {
+		what = "writing"
 	}
 	if r := a.retry[agent]; r != nil {
 		why := "connection"
@@ -224,6 +228,9 @@ func (a *activityPane) view(st Styles, r rect) []string {
 const maxWrap = 3
 
 func (a *activityPane) rows(st Styles, l logLine, w int) []string {
+	if l.style == "live" {
+		return a.liveRows(st, l, w)
+	}
 	first := a.line(st, l)
 	if (l.style != "" && l.style != "error") || ansi.StringWidth(first) <= w {
 		return []string{fit(first, w)}

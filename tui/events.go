@@ -41,6 +41,8 @@ func (m *Model) apply(e event.Event) {
 		m.act.startCall(e.Agent)
 	case event.Retry:
 		m.act.retrying(e)
+	case event.Delta:
+		m.act.delta(e)
 	case event.ModelReply:
 		m.modelReply(e)
 	case event.ToolCall:
@@ -91,6 +93,7 @@ func (m *Model) startRun(e event.Event) {
 }
 
 func (m *Model) modelReply(e event.Event) {
+	m.act.endLive(e.Agent)
 	delete(m.act.busy, e.Agent)
 	m.act.setUsage(e.Agent, e.Usage)
 	if t := strings.TrimSpace(e.Text); t != "" {
@@ -221,6 +224,9 @@ func reason(r *event.Reply) string {
 func (m *Model) finish(e event.Event) {
 	m.run.done = e.Done
 	m.act.busy = map[string]string{}
+	for agent := range m.act.live {
+		m.act.endLive(agent)
+	}
 	// Nobody waits for an answer any more: a dialog left open would ask in vain.
 	m.dialog, m.queue = nil, nil
 	if e.Done == nil {

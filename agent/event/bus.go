@@ -35,19 +35,23 @@ func (b *Bus) Subscribe() <-chan Event {
 	return ch
 }
 
-// Emit stamps, persists and publishes e, and returns it as stamped.
+// Emit stamps, persists and publishes e, and returns it as stamped. An
+// ephemeral event (a streamed delta) is only stamped with the time and
+// published.
 func (b *Bus) Emit(e Event) Event {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
 		return e
 	}
-	b.seq++
-	e.Seq = b.seq
 	if e.Time.IsZero() {
 		e.Time = b.now()
 	}
-	if b.log != nil {
+	if !e.Ephemeral() {
+		b.seq++
+		e.Seq = b.seq
+	}
+	if b.log != nil && !e.Ephemeral() {
 		if line, err := json.Marshal(e); err == nil {
 			_, _ = b.log.Write(append(line, '\n'))
 		}

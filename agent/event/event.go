@@ -17,6 +17,7 @@ const (
 	IndexProgress Type = "index_progress" // Progress
 	ModelCall     Type = "model_call"     // model call started (spinner on)
 	ModelReply    Type = "model_reply"    // Text (assistant content, may be empty), Usage
+	Delta         Type = "delta"          // Text, Delta: the model's words as they stream; published only, never saved
 	ToolCall      Type = "tool_call"      // Tool (Observation empty: started)
 	ToolResult    Type = "tool_result"    // Tool with Observation and Summary
 	SearchNode    Type = "search_node"    // Node: a unit entered the DFS tree
@@ -63,12 +64,25 @@ type Event struct {
 	Usage      *UsageInfo       `json:"usage,omitempty"`
 	Retry      *RetryInfo       `json:"retry,omitempty"`
 	Done       *DoneInfo        `json:"done,omitempty"`
+	Delta      *DeltaInfo       `json:"delta,omitempty"`
 }
 
 // Terminal reports whether an event must never be dropped by a lossy
 // consumer: approvals block an agent, and done/error end a run.
 func (e Event) Terminal() bool {
 	return e.Type == Approval || e.Type == Done || e.Type == Error || e.Type == ApprovalDone
+}
+
+// Ephemeral reports whether an event is only published: a streamed delta,
+// which the ModelReply that follows supersedes. It gets no number, is not
+// written to events.jsonl, and a run replays without it.
+func (e Event) Ephemeral() bool { return e.Type == Delta }
+
+// DeltaInfo is a piece of a model's answer as it streams; the answer's
+// words are in the event's Text.
+type DeltaInfo struct {
+	Reasoning string `json:"reasoning,omitempty"` // the next words of the model's reasoning
+	Restart   bool   `json:"restart,omitempty"`   // the call started over: forget the pieces before
 }
 
 // RunInfo describes the run at its start.

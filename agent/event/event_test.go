@@ -35,6 +35,34 @@ func TestBusPersistsThenPublishes(t *testing.T) {
 	}
 }
 
+// TestDeltasArePublishedNotSaved: a streamed delta reaches subscribers
+// but gets no number and is not written to the log, so a run's saved
+// events are the same streamed or not.
+func TestDeltasArePublishedNotSaved(t *testing.T) {
+	var log bytes.Buffer
+	b := NewBus(&log)
+	ch := b.Subscribe()
+	b.Emit(Event{Type: ModelCall})
+	b.Emit(Event{Type: Delta, Text: "Let me "})
+	b.Emit(Event{Type: Delta, Text: "look.", Delta: &DeltaInfo{Reasoning: "hmm"}})
+	b.Emit(Event{Type: ModelReply, Text: "Let me look."})
+	b.Close()
+	var got []Event
+	for e := range ch {
+		got = append(got, e)
+	}
+	saved, err := ReadAll(&log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 4 || got[1].Type != Delta || got[1].Seq != 0 || got[3].Seq != 2 {
+		t.Fatalf("published %+v", got)
+	}
+	if len(saved) != 2 || saved[0].Type != ModelCall || saved[1].Type != ModelReply || saved[1].Seq != 2 {
+		t.Errorf("saved %+v, want the call and the reply, numbered 1 and 2", saved)
+	}
+}
+
 func TestReadAllReportsWhereItBroke(t *testing.T) {
 	_, err := ReadAll(bytes.NewBufferString("{\"seq\":1,\"type\":\"phase\"}\n{broken"))
 	if err == nil {

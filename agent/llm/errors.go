@@ -23,10 +23,14 @@ type CallError struct {
 	Retryable bool // the last failure was transient (429, 5xx, time-out)
 	// Window is the context window the server named in an overflow error,
 	// 0 when it named none.
-	Window   int
-	overflow bool
-	msg      string
-	cause    error // only context errors, so errors.Is(err, context.Canceled) works
+	Window int
+	// Counted is the prompt size in tokens the server counted in an
+	// overflow error, and Completion the share it reserved for the reply;
+	// 0 when it did not say.
+	Counted, Completion int
+	overflow            bool
+	msg                 string
+	cause               error // only context errors, so errors.Is(err, context.Canceled) works
 }
 
 func (e *CallError) Error() string { return e.msg }

@@ -3,6 +3,7 @@ package llm
 import (
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -110,5 +111,137 @@ func TestFitKeepsPairsValid(t *testing.T) {
 		}
 		f := Fit(msgs, r.IntN(EstimateTokens(msgs...)+1), Keep{Tail: r.IntN(8)}, EstimateTokens)
 		checkValid(t, f.Messages)
+	}
+}
+
+// bigTail is an opening and six turns that each read the same large file:
+// the newest twelve messages alone are far over a small window.
+func bigTail(numbered bool) []Message {
+	var file strings.Builder
+	for i := 1; i <= 200; i++ {
+		line := fmt.Sprintf("row %03d: sku-%d, price %d.00, stock %d", i, i*7, i%50, i%13)
+		if numbered {
+			line = fmt.Sprintf("%6d\t%s", i, line)
+		}
+		file.WriteString(line + "\n")
+	}
+	msgs := []Message{{Role: System, Content: "You fix bugs."}, {Role: User, Content: "The cart total is wrong."}}
+	for i := 0; i < 6; i++ {
+		id := fmt.Sprintf("read%d", i)
+		msgs = append(msgs,
+			Message{Role: Assistant, Content: "Read the catalogue again.", ToolCalls: []ToolCall{{ID: id, Name: "bash", Arguments: `{"command":"cat catalog.csv"}`}}},
+			Message{Role: ToolRole, ToolCallID: id, Name: "bash", Content: file.String()})
+	}
+	return msgs
+}
+
+// TestFitShrinksTheTail: when the opening and the kept tail are over the
+// budget, the tail shrinks too: older observations first, then the middle
+// of the newest one, whose head and tail stay with a note on what was cut.
+func TestFitShrinksTheTail(t *testing.T) {
+	conv := bigTail(false)
+	obs := EstimateTokens(conv[3])
+	opening := EstimateTokens(conv[:2]...)
+	tests := []struct {
+		name      string
+		budget    int
+		wantWhole bool // the newest observation is untouched
+	}{
+		{"older observations go first", opening + obs + 600, true},
+		{"then the newest loses its middle", opening + obs/2, false},
+		{"down to a stub", opening + 400, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := Fit(conv, tc.budget, Keep{Tail: 12}, EstimateTokens)
+			if f.Tokens > tc.budget {
+				t.Fatalf("%d tokens over the %d budget", f.Tokens, tc.budget)
+			}
+			checkValid(t, f.Messages)
+			last := f.Messages[len(f.Messages)-1]
+			whole := conv[len(conv)-1].Content
+			if (last.Content == whole) != tc.wantWhole {
+				t.Fatalf("newest observation whole = %v, want %v:\n%.300s", last.Content == whole, tc.wantWhole, last.Content)
+			}
+			if tc.wantWhole {
+				return
+			}
+			if !strings.Contains(last.Content, "cut from the middle") || !strings.Contains(last.Content, "sed -n") {
+				t.Errorf("no note on what was cut and how to see it:\n%s", last.Content)
+			}
+			if tc.name != "down to a stub" && (!strings.HasPrefix(last.Content, "row 001") || !strings.HasSuffix(strings.TrimSpace(last.Content), "stock 5")) {
+				t.Errorf("the head or the tail of the newest observation is gone:\n%s", last.Content)
+			}
+		})
+	}
+}
+
+// TestFitNamesFileLines: a cut file view says which lines of the file
+// were cut, in the agent's own words for paging.
+func TestFitNamesFileLines(t *testing.T) {
+	conv := bigTail(true)
+	paging := func(first, last int, numbered bool) string {
+		return fmt.Sprintf("paging %d-%d numbered=%v", first, last, numbered)
+	}
+	f := Fit(conv, EstimateTokens(conv[:2]...)+EstimateTokens(conv[3])/2, Keep{Tail: 12, Paging: paging}, EstimateTokens)
+	last := f.Messages[len(f.Messages)-1].Content
+	m := regexp.MustCompile(`lines (\d+)-(\d+) of the file.*paging (\d+)-(\d+) numbered=true`).FindStringSubmatch(last)
+	if m == nil {
+		t.Fatalf("no file lines in the note:\n%s", last)
+	}
+	if m[1] != m[3] || m[2] != m[4] {
+		t.Errorf("the note and the paging hint disagree: %v", m)
+	}
+	before := regexp.MustCompile(`(?m)^\s*(\d+)\t.*\n\[\.\.\. `).FindStringSubmatch(last)
+	if before == nil || fmt.Sprint(atoi(before[1])+1) != m[1] {
+		t.Errorf("the cut does not start after the last line shown: %v, note %v", before, m)
+	}
+}
+
+func atoi(s string) int {
+	n := 0
+	fmt.Sscan(s, &n)
+	return n
+}
+
+// TestFitAlwaysFits: random conversations and budgets; whatever the sizes
+// of the newest outputs, the result fits whenever the opening and a stub
+// of the newest turn do.
+func TestFitAlwaysFits(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 400; i++ {
+		msgs := []Message{{Role: System, Content: strings.Repeat("s", r.IntN(3000))}, {Role: User, Content: strings.Repeat("u", r.IntN(2000))}}
+		turns := 1 + r.IntN(12)
+		for turn := 0; turn < turns; turn++ {
+			calls := 1 + r.IntN(3)
+			a := Message{Role: Assistant, Content: strings.Repeat("t", r.IntN(900))}
+			for c := 0; c < calls; c++ {
+				a.ToolCalls = append(a.ToolCalls, ToolCall{ID: fmt.Sprintf("%d-%d", turn, c), Name: "x", Arguments: `{"a":"` + strings.Repeat("a", r.IntN(300)) + `"}`})
+			}
+			msgs = append(msgs, a)
+			for c := 0; c < calls; c++ {
+				msgs = append(msgs, Message{Role: ToolRole, ToolCallID: fmt.Sprintf("%d-%d", turn, c), Content: strings.Repeat("line\n", r.IntN(4000))})
+			}
+		}
+		floor := EstimateTokens(msgs[:2]...) + 1500 // the opening, the note, a stub of the newest turn
+		budget := floor + r.IntN(EstimateTokens(msgs...)+1)
+		f := Fit(msgs, budget, Keep{Tail: 12, Memo: "h1"}, EstimateTokens)
+		checkValid(t, f.Messages)
+		if f.Tokens > budget {
+			t.Fatalf("case %d: %d tokens over the %d budget (opening %d)", i, f.Tokens, budget, EstimateTokens(msgs[:2]...))
+		}
+	}
+}
+
+// TestFitReportsWhatCannotFit: an opening over the budget is reported,
+// never silently sent.
+func TestFitReportsWhatCannotFit(t *testing.T) {
+	conv := bigTail(false)
+	opening := EstimateTokens(conv[:2]...)
+	if f := Fit(conv, opening/2, Keep{Tail: 12}, EstimateTokens); f.Over <= 0 {
+		t.Errorf("an opening over the budget fitted: %d tokens, over %d", f.Tokens, f.Over)
+	}
+	if f := Fit(conv, opening+600, Keep{Tail: 12}, EstimateTokens); f.Over != 0 || f.Tokens > opening+600 {
+		t.Errorf("room for the opening and a stub, yet over %d (%d tokens)", f.Over, f.Tokens)
 	}
 }

@@ -55,6 +55,10 @@ type Request struct {
 	Tools       []Tool
 	Temperature *float32 // nil: the provider's default
 	MaxTokens   int      // 0: the provider's default
+	// OnDelta, when set, receives the answer's text as it is written, on
+	// the calling goroutine. The Response is what counts: deltas are only
+	// for showing progress.
+	OnDelta func(Delta)
 }
 
 // Usage is what one call cost.
@@ -65,6 +69,9 @@ type Usage struct {
 	ReasoningTokens  int     `json:"reasoning_tokens,omitempty"` // completion tokens spent reasoning
 	Cost             float64 `json:"cost"`
 	Priced           bool    `json:"priced"` // false when the model has no known price
+	// Estimated: the server sent no usage (some local servers, Gemini's
+	// streams) and the counts are the client's estimate.
+	Estimated bool `json:"estimated,omitempty"`
 }
 
 // Response is the assistant's turn.

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -30,7 +31,21 @@ func WithNotices(ctx context.Context, f func(Notice)) context.Context {
 	return context.WithValue(ctx, noticeKey{}, f)
 }
 
+type onceKey struct{}
+
+// WithOnce returns a context under which a notice of a once-only kind
+// (NoticeTruncated) is reported at most once, whichever model and call
+// raise it: a run says it once, not once per agent.
+func WithOnce(ctx context.Context) context.Context {
+	return context.WithValue(ctx, onceKey{}, &sync.Map{})
+}
+
 func notify(ctx context.Context, n Notice) {
+	if seen, ok := ctx.Value(onceKey{}).(*sync.Map); ok && n.Kind == NoticeTruncated {
+		if _, said := seen.LoadOrStore(n.Kind, true); said {
+			return
+		}
+	}
 	if f, ok := ctx.Value(noticeKey{}).(func(Notice)); ok && f != nil {
 		f(n)
 	}

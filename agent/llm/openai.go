@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -43,6 +45,9 @@ type OpenAIConfig struct {
 	CacheControl    *bool             // mark cache breakpoints; nil: for Claude behind a router
 	AzureAPIVersion string            // set: BaseURL is an Azure OpenAI resource and Model a deployment
 	Price           *Price            // nil: the price table
+	// NoStream asks for whole answers instead of streams, for a server
+	// that streams badly.
+	NoStream bool
 
 	MaxAttempts    int           // total tries per call; 0 means DefaultMaxAttempts
 	BackoffBase    time.Duration // first retry's pause before jitter; 0 means DefaultBackoffBase
@@ -110,6 +115,12 @@ func (c OpenAIConfig) withDefaults() OpenAIConfig {
 type OpenAI struct {
 	cfg    OpenAIConfig
 	client *openai.Client
+
+	truncWarned     atomic.Bool // the engineer was told the server cuts prompts
+	noStreamOptions atomic.Bool // the server refused stream_options
+
+	mu                 sync.Mutex
+	prevSent, prevRead int // the last call's estimate and the server's count
 }
 
 var _ Model = (*OpenAI)(nil)
@@ -167,27 +178,82 @@ func (o *OpenAI) Name() string { return o.cfg.Model }
 // BaseURL is the server the client talks to, for display and run records.
 func (o *OpenAI) BaseURL() string { return o.cfg.BaseURL }
 
-// Complete sends one non-streaming chat completion, retrying transient
-// failures, and returns the assistant's turn with its usage and cost.
+// Complete sends one chat completion, streamed unless the config says
+// otherwise (the text reaching req.OnDelta as it is written), retries
+// transient failures, a stream cut mid-way among them, and returns the
+// assistant's turn with its usage and cost. A streamed turn and a whole
+// one come out the same.
 func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
-	creq := o.buildRequest(req)
-	resp, extras, err := o.withRetry(ctx, creq, o.requestPatch(req.Messages))
+	r, err := o.call(ctx, req, o.buildRequest(req))
 	if err != nil {
 		return Response{}, err
 	}
-	if len(resp.Choices) == 0 {
-		return Response{}, o.newError(0, "malformed response from %s: no choices", o.cfg.BaseURL)
-	}
-	msg := fromOpenAIMessage(resp.Choices[0].Message, extras)
+	msg := r.msg
 	if len(msg.ToolCalls) == 0 {
 		msg.ToolCalls, msg.Content = ParseTextCalls(msg.Content, req.Tools)
 	}
 	assignCallIDs(msg.ToolCalls, req.Messages)
-	usage := o.usage(ctx, req, msg, resp.Usage, extras)
-	o.cfg.Logger.Debug("model call", "model", o.cfg.Model, "finish", resp.Choices[0].FinishReason,
+	usage := o.usage(ctx, req, msg, r.usage, r.extras)
+	o.cfg.Logger.Debug("model call", "model", o.cfg.Model, "finish", r.finish, "streamed", !o.cfg.NoStream,
 		"prompt_tokens", usage.PromptTokens, "cached_tokens", usage.CachedTokens,
 		"completion_tokens", usage.CompletionTokens, "tool_calls", len(msg.ToolCalls))
 	return Response{Message: msg, Usage: usage}, nil
+}
+
+// call makes the call whole or streamed, with retries.
+func (o *OpenAI) call(ctx context.Context, req Request, creq openai.ChatCompletionRequest) (turnReply, error) {
+	patch := o.requestPatch(req.Messages)
+	if o.cfg.NoStream {
+		return o.callWhole(ctx, creq, patch)
+	}
+	r, err := o.callStreamed(ctx, req, creq, patch)
+	var cerr *CallError
+	if errors.As(err, &cerr) && cerr.Status == http.StatusBadRequest && strings.Contains(cerr.msg, "stream_options") && !o.noStreamOptions.Load() {
+		// An older server that refuses stream_options: ask without it.
+		o.noStreamOptions.Store(true)
+		return o.callStreamed(ctx, req, creq, patch)
+	}
+	return r, err
+}
+
+func (o *OpenAI) callWhole(ctx context.Context, creq openai.ChatCompletionRequest, patch patchRequest) (turnReply, error) {
+	var resp openai.ChatCompletionResponse
+	var extras wireExtras
+	err := o.withRetry(ctx, func(ctx context.Context) (*attemptInfo, error) {
+		var info *attemptInfo
+		var err error
+		resp, info, err = o.attempt(ctx, creq, patch)
+		extras = info.extras
+		return info, err
+	})
+	if err != nil {
+		return turnReply{}, err
+	}
+	if len(resp.Choices) == 0 {
+		return turnReply{}, o.newError(0, "malformed response from %s: no choices", o.cfg.BaseURL)
+	}
+	c := resp.Choices[0]
+	return turnReply{msg: fromOpenAIMessage(c.Message, extras), usage: resp.Usage, extras: extras, finish: string(c.FinishReason)}, nil
+}
+
+func (o *OpenAI) callStreamed(ctx context.Context, req Request, creq openai.ChatCompletionRequest, patch patchRequest) (turnReply, error) {
+	creq.Stream = true
+	if !o.noStreamOptions.Load() {
+		creq.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
+	}
+	sink := &deltaSink{f: req.OnDelta, gate: len(req.Tools) > 0}
+	var r turnReply
+	err := o.withRetry(ctx, func(ctx context.Context) (*attemptInfo, error) {
+		sink.restart()
+		var info *attemptInfo
+		var err error
+		r, info, err = o.streamAttempt(ctx, creq, patch, sink)
+		if err == nil {
+			sink.flush()
+		}
+		return info, err
+	})
+	return r, err
 }
 
 // usage reads the call's usage, estimates it when the server sent none, and
@@ -200,16 +266,13 @@ func (o *OpenAI) usage(ctx context.Context, req Request, msg Message, u openai.U
 	if d := u.CompletionTokensDetails; d != nil {
 		usage.ReasoningTokens = d.ReasoningTokens
 	}
-	sent := EstimateTokens(req.Messages...) + schemaTokens(req.Tools)
+	sent := EstimateTokens(req.Messages...) + EstimateTools(req.Tools)
 	if usage.PromptTokens == 0 && usage.CompletionTokens == 0 {
-		// Some local servers report no usage; an estimate beats a blank meter.
-		usage.PromptTokens, usage.CompletionTokens = EstimateTokens(req.Messages...), EstimateTokens(msg)
-	} else if sent > 2048 && float64(usage.PromptTokens) < 0.85*float64(sent) {
-		// Ollama cuts a prompt longer than its num_ctx without a word.
-		text := fmt.Sprintf("%s read %d prompt tokens of about %d sent: the server may be truncating the prompt "+
-			"(for Ollama, raise num_ctx)", o.cfg.BaseURL, usage.PromptTokens, sent)
-		o.cfg.Logger.Warn(text)
-		notify(ctx, Notice{Kind: NoticeTruncated, Text: text})
+		// Some servers report no usage (Gemini's streams, some local
+		// servers); an estimate beats a blank meter.
+		usage.PromptTokens, usage.CompletionTokens, usage.Estimated = sent, EstimateTokens(msg), true
+	} else if o.looksCut(sent, usage.PromptTokens) && o.cutsSilently(ex.server) {
+		o.warnTruncated(ctx, usage.PromptTokens, sent)
 	}
 	var overrides map[string]Price
 	if o.cfg.Price != nil {
@@ -219,7 +282,40 @@ func (o *OpenAI) usage(ctx context.Context, req Request, msg Message, u openai.U
 	return usage
 }
 
-// buildRequest maps our request onto the wire format. Streaming stays off.
+// looksCut reports whether the server read less than it was sent: far
+// less than the estimate, or fewer tokens than for the previous, shorter
+// request.
+func (o *OpenAI) looksCut(sent, read int) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	shrank := sent > o.prevSent && read < o.prevRead
+	o.prevSent, o.prevRead = sent, read
+	return shrank || sent > 2048 && float64(read) < 0.85*float64(sent)
+}
+
+// cutsSilently reports whether the server is one that cuts a prompt
+// longer than its context without an error: Ollama (known by its answers
+// or its port) and the llama.cpp server. The others refuse such a prompt,
+// so a low count from them says nothing about truncation.
+func (o *OpenAI) cutsSilently(server string) bool {
+	base := strings.ToLower(o.cfg.BaseURL)
+	return server != "" || strings.Contains(base, ":11434") || strings.Contains(base, "ollama")
+}
+
+// warnTruncated says once per client, and once per run (see WithOnce),
+// that the server read fewer prompt tokens than were sent.
+func (o *OpenAI) warnTruncated(ctx context.Context, read, sent int) {
+	if !o.truncWarned.CompareAndSwap(false, true) {
+		return
+	}
+	text := fmt.Sprintf("%s read %d prompt tokens of about %d sent: the server is likely cutting the prompt to fit its context "+
+		"(for Ollama, raise num_ctx; for the llama.cpp server, its context size)", o.cfg.BaseURL, read, sent)
+	o.cfg.Logger.Warn(text)
+	notify(ctx, Notice{Kind: NoticeTruncated, Text: text})
+}
+
+// buildRequest maps our request onto the wire format, whole; call asks
+// for a stream.
 func (o *OpenAI) buildRequest(req Request) openai.ChatCompletionRequest {
 	creq := openai.ChatCompletionRequest{
 		Model:    o.cfg.Model,
@@ -347,8 +443,8 @@ func assignCallIDs(calls []ToolCall, history []Message) {
 	}
 }
 
-// schemaTokens estimates what the tool schemas add to a prompt.
-func schemaTokens(tools []Tool) int {
+// EstimateTools estimates the tokens the tool schemas add to a prompt.
+func EstimateTools(tools []Tool) int {
 	if len(tools) == 0 {
 		return 0
 	}

@@ -104,33 +104,47 @@ func equalMessage(a, b Message) bool {
 	return bytes.Equal(x, y)
 }
 
-// TestOpenAIRequestBody checks the wire request: streaming off, tools and
-// tool_choice present, every role mapped. The whole body is a golden file.
+// TestOpenAIRequestBody checks the wire request: a stream asking for
+// usage in its last chunk (or, with NoStream, a whole answer), tools and
+// tool_choice present, every role mapped. The streamed body is a golden
+// file.
 func TestOpenAIRequestBody(t *testing.T) {
-	srv := newChatServer(t, ok(completion(`{"role":"assistant","content":"done"}`, 1, 1)))
-	if _, err := srv.client(t, "gpt-4o", 1).Complete(context.Background(), conversation()); err != nil {
-		t.Fatal(err)
+	for _, whole := range []bool{false, true} {
+		t.Run(map[bool]string{false: "streamed", true: "whole"}[whole], func(t *testing.T) {
+			srv := newChatServer(t, ok(completion(`{"role":"assistant","content":"done"}`, 1, 1)))
+			m := srv.client(t, "gpt-4o", 1)
+			m.cfg.NoStream = whole
+			if _, err := m.Complete(context.Background(), conversation()); err != nil {
+				t.Fatal(err)
+			}
+			body := srv.body(0)
+			if stream, _ := body["stream"].(bool); stream == whole {
+				t.Errorf("stream = %v, want %v", body["stream"], !whole)
+			}
+			if opts, _ := body["stream_options"].(map[string]any); whole != (opts == nil) || !whole && opts["include_usage"] != true {
+				t.Errorf("stream_options = %v with stream %v", body["stream_options"], body["stream"])
+			}
+			tools, _ := body["tools"].([]any)
+			if len(tools) != 1 || body["tool_choice"] != "auto" {
+				t.Errorf("tools = %v, tool_choice = %v", body["tools"], body["tool_choice"])
+			}
+			if temp, _ := body["temperature"].(float64); temp <= 0 || temp > 1e-6 {
+				t.Errorf("temperature = %v, want a near-zero value (zero would be dropped)", body["temperature"])
+			}
+			msgs, _ := body["messages"].([]any)
+			if tool, _ := msgs[len(msgs)-1].(map[string]any); tool["tool_call_id"] != "call_1" || tool["name"] != nil {
+				t.Errorf("tool message = %v, want tool_call_id and no name", tool)
+			}
+			if whole {
+				return
+			}
+			got, err := json.MarshalIndent(body, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, filepath.Join("..", "..", "testdata", "llm", "request_tools.golden.json"), append(got, '\n'))
+		})
 	}
-	body := srv.body(0)
-	if stream, present := body["stream"]; present && stream != false {
-		t.Errorf("stream = %v, want false or absent", stream)
-	}
-	tools, _ := body["tools"].([]any)
-	if len(tools) != 1 || body["tool_choice"] != "auto" {
-		t.Errorf("tools = %v, tool_choice = %v", body["tools"], body["tool_choice"])
-	}
-	if temp, _ := body["temperature"].(float64); temp <= 0 || temp > 1e-6 {
-		t.Errorf("temperature = %v, want a near-zero value (zero would be dropped)", body["temperature"])
-	}
-	msgs, _ := body["messages"].([]any)
-	if tool, _ := msgs[len(msgs)-1].(map[string]any); tool["tool_call_id"] != "call_1" || tool["name"] != nil {
-		t.Errorf("tool message = %v, want tool_call_id and no name", tool)
-	}
-	got, err := json.MarshalIndent(body, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkGolden(t, filepath.Join("..", "..", "testdata", "llm", "request_tools.golden.json"), append(got, '\n'))
 }
 
 func TestReasoningModelRequest(t *testing.T) {
@@ -200,3 +214,69 @@ func TestConfigHidesKey(t *testing.T) {
 }
 
 func sprintf(verb string, v any) string { return fmt.Sprintf(verb, v) }
+
+// TestTruncationWarning: a server that read far fewer prompt tokens than
+// were sent is said to cut the prompt only when it is one that cuts
+// silently (Ollama, the llama.cpp server), and only once in a run however
+// many calls and agents see it. OpenAI and Claude refuse a prompt that is
+// too long, so odd usage figures from them warn of nothing.
+func TestTruncationWarning(t *testing.T) {
+	tests := []struct {
+		name, extra string
+		want        int
+	}{
+		{"openai", ``, 0},
+		{"ollama by its fingerprint", `"system_fingerprint":"fp_ollama",`, 1},
+		{"llama.cpp by its timings", `"timings":{"prompt_n":100},`, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			body := strings.Replace(completion(`{"role":"assistant","content":"ok"}`, 100, 5), `"model":"m",`, `"model":"m",`+tc.extra, 1)
+			srv := newChatServer(t, ok(body))
+			warned := 0
+			ctx := WithOnce(WithNotices(context.Background(), func(n Notice) {
+				if n.Kind == NoticeTruncated {
+					warned++
+				}
+			}))
+			req := Request{Messages: []Message{{Role: User, Content: strings.Repeat("a long prompt ", 1200)}}}
+			for agent := 0; agent < 2; agent++ {
+				m := srv.client(t, "qwen3-coder", 1)
+				for call := 0; call < 3; call++ {
+					if _, err := m.Complete(ctx, req); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if warned != tc.want {
+				t.Errorf("warned %d times, want %d", warned, tc.want)
+			}
+		})
+	}
+}
+
+// TestTruncationSeenAsAFallingCount: Ollama counting fewer prompt tokens
+// for a longer request than for the one before is cutting it, even when
+// the count is close to the estimate.
+func TestTruncationSeenAsAFallingCount(t *testing.T) {
+	reply := func(prompt int) reply {
+		return ok(strings.Replace(completion(`{"role":"assistant","content":"ok"}`, prompt, 5), `"model":"m",`, `"model":"m","system_fingerprint":"fp_ollama",`, 1))
+	}
+	srv := newChatServer(t, reply(2300), reply(2250))
+	warned := 0
+	ctx := WithNotices(context.Background(), func(n Notice) {
+		if n.Kind == NoticeTruncated {
+			warned++
+		}
+	})
+	m := srv.client(t, "qwen3-coder", 1)
+	for _, words := range []int{2000, 2400} {
+		req := Request{Messages: []Message{{Role: User, Content: strings.Repeat("word", words)}}}
+		if _, err := m.Complete(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if warned != 1 {
+		t.Errorf("warned %d times, want once when the count fell", warned)
+	}
+}

@@ -47,9 +47,37 @@ var windowPatterns = []*regexp.Regexp{
 	regexp.MustCompile(`context size \((\d+)\)`),
 }
 
+// countPatterns capture the prompt size a server counted in its overflow
+// error: OpenAI ("your messages resulted in N tokens", "(N in the
+// messages, M in the completion)"), vLLM ("your request has N input
+// tokens"), Anthropic ("prompt is too long: N tokens"), llama.cpp
+// (n_prompt_tokens), Gemini ("input token count (N)").
+var countPatterns = []*regexp.Regexp{
+	regexp.MustCompile(`resulted in (\d+) tokens`),
+	regexp.MustCompile(`\((\d+) in the messages`),
+	regexp.MustCompile(`request has (\d+) input tokens`),
+	regexp.MustCompile(`prompt is too long: (\d+) tokens`),
+	regexp.MustCompile(`"n_prompt_tokens"\s*:\s*(\d+)`),
+	regexp.MustCompile(`input token count \((\d+)\)`),
+}
+
+// completionPattern captures the reply's share a server counted against
+// the window (OpenAI and vLLM: "M in the completion").
+var completionPattern = regexp.MustCompile(`(\d+) in the completion`)
+
 // overflowWindow is the context window named in an overflow error, or 0.
-func overflowWindow(detail string) int {
-	for _, re := range windowPatterns {
+func overflowWindow(detail string) int { return firstNumber(windowPatterns, detail) }
+
+// overflowCount is the prompt size in tokens the server counted, or 0.
+func overflowCount(detail string) int { return firstNumber(countPatterns, detail) }
+
+// overflowCompletion is the reply's share the server counted, or 0.
+func overflowCompletion(detail string) int {
+	return firstNumber([]*regexp.Regexp{completionPattern}, detail)
+}
+
+func firstNumber(patterns []*regexp.Regexp, detail string) int {
+	for _, re := range patterns {
 		if m := re.FindStringSubmatch(detail); m != nil {
 			if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
 				return n

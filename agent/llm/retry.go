@@ -31,6 +31,10 @@ type attemptInfo struct {
 	headers      map[string]string // set before the attempt: extra headers
 	extras       wireExtras        // filled from a successful response
 	upstream     string            // a router's wrapped upstream error (OpenRouter's metadata.raw)
+	errBody      string            // a failed response's body, for what the decoded error drops
+	stream       bool              // set before the attempt: a streaming call
+	body         io.ReadCloser     // a streaming call's body, taken aside for our own reader
+	contentType  string            // a streaming call's content type
 }
 
 type attemptKey struct{}
@@ -64,8 +68,13 @@ func (d *recordingDoer) Do(req *http.Request) (*http.Response, error) {
 		if rerr != nil {
 			return nil, rerr
 		}
-		info.upstream = upstreamError(raw)
+		info.upstream, info.errBody = upstreamError(raw), string(raw)
 		resp.Body = io.NopCloser(bytes.NewReader(raw))
+	}
+	if resp.StatusCode == http.StatusOK && info.stream {
+		info.body, info.contentType = resp.Body, resp.Header.Get("Content-Type")
+		resp.Body = io.NopCloser(bytes.NewReader(nil))
+		return resp, err
 	}
 	if resp.StatusCode == http.StatusOK {
 		raw, rerr := io.ReadAll(resp.Body)
@@ -82,23 +91,23 @@ func (d *recordingDoer) Do(req *http.Request) (*http.Response, error) {
 }
 
 // withRetry runs attempts until one succeeds, a failure is permanent, the
-// attempts run out, or ctx ends.
-func (o *OpenAI) withRetry(ctx context.Context, creq openai.ChatCompletionRequest, patch patchRequest) (openai.ChatCompletionResponse, wireExtras, error) {
+// attempts run out, or ctx ends. try makes one attempt and keeps its result.
+func (o *OpenAI) withRetry(ctx context.Context, try func(ctx context.Context) (*attemptInfo, error)) error {
 	for attempt := 1; ; attempt++ {
-		resp, info, err := o.attempt(ctx, creq, patch)
+		info, err := try(ctx)
 		if err == nil {
-			return resp, info.extras, nil
+			return nil
 		}
 		cerr := o.classify(ctx, info, err)
 		cerr.Attempts = attempt
 		if !cerr.Retryable {
-			return resp, wireExtras{}, cerr
+			return cerr
 		}
 		// A server that let one attempt time out usually hangs again: one
 		// more try, not MaxAttempts times the (long) attempt time-out.
 		if attempt >= o.cfg.MaxAttempts || (errors.Is(err, errAttemptTimeout) && attempt >= 2) {
 			cerr.msg += " (gave up after " + strconv.Itoa(attempt) + " attempts)"
-			return resp, wireExtras{}, cerr
+			return cerr
 		}
 		wait := o.backoff(attempt, info)
 		o.cfg.Logger.Warn("model call failed; retrying",
@@ -108,7 +117,7 @@ func (o *OpenAI) withRetry(ctx context.Context, creq openai.ChatCompletionReques
 		if err := sleep(ctx, wait); err != nil {
 			stopped := o.cancelled(ctx)
 			stopped.Attempts = attempt
-			return resp, wireExtras{}, stopped
+			return stopped
 		}
 	}
 }
@@ -153,6 +162,19 @@ func (o *OpenAI) classify(ctx context.Context, info *attemptInfo, err error) *Ca
 		e.Retryable = true
 		return e
 	}
+	if errors.Is(err, errStreamCut) {
+		e := o.newError(0, "the answer from %s broke off mid-stream: %v", o.cfg.BaseURL, err)
+		e.Retryable = true
+		return e
+	}
+	var se *streamError
+	if errors.As(err, &se) {
+		return o.midStreamError(se)
+	}
+	var me *errMalformed
+	if errors.As(err, &me) {
+		return o.newError(http.StatusOK, "malformed response from %s: %s", o.cfg.BaseURL, me.detail)
+	}
 	status, detail, code := errorDetail(err)
 	if status == 0 {
 		status = info.status
@@ -165,7 +187,28 @@ func (o *OpenAI) classify(ctx context.Context, info *attemptInfo, err error) *Ca
 	if status == 0 {
 		return o.transportError(err)
 	}
-	return o.statusError(status, detail, code)
+	e := o.statusError(status, detail, code)
+	if e.overflow {
+		// The numbers may sit in fields the decoded error drops (llama.cpp's
+		// n_ctx and n_prompt_tokens).
+		all := detail + "\n" + info.errBody
+		e.Window, e.Counted, e.Completion = overflowWindow(all), overflowCount(all), overflowCompletion(all)
+	}
+	return e
+}
+
+// midStreamError is an error the server sent inside a stream that had
+// begun well: an overflow is an overflow, anything else broke the answer
+// off and is tried again like a dropped connection.
+func (o *OpenAI) midStreamError(se *streamError) *CallError {
+	if overflowError(http.StatusBadRequest, se.msg, se.code) {
+		e := o.statusError(http.StatusBadRequest, se.msg, se.code)
+		e.Window, e.Counted, e.Completion = overflowWindow(se.msg), overflowCount(se.msg), overflowCompletion(se.msg)
+		return e
+	}
+	e := o.newError(0, "the answer from %s broke off mid-stream: %s", o.cfg.BaseURL, clip(se.msg, 300))
+	e.Retryable = true
+	return e
 }
 
 // errorDetail pulls the status, the server's message and its error code
@@ -200,7 +243,7 @@ func (o *OpenAI) statusError(status int, detail, code string) *CallError {
 		e = o.newError(status, "model %s not found at %s: check the model name and the base URL (server said: %s)", model, base, said)
 	case overflowError(status, detail, code):
 		e = o.newError(status, "the conversation does not fit %s's context window (%s said: %s)", model, base, said)
-		e.overflow, e.Window = true, overflowWindow(detail)
+		e.overflow = true
 	case status == http.StatusTooManyRequests && code == "insufficient_quota":
 		e = o.newError(status, "the account behind the API key has no quota left at %s: %s", base, said)
 	case status == http.StatusTooManyRequests:

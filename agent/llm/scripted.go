@@ -90,7 +90,7 @@ func (m *Scripted) Complete(ctx context.Context, req Request) (Response, error) 
 	if err := checkTurn(n, turn, req); err != nil {
 		return Response{}, err
 	}
-	if err := sleep(ctx, m.delay); err != nil {
+	if err := m.pace(ctx, turn.Content, req.OnDelta); err != nil {
 		return Response{}, err
 	}
 	msg, err := m.message(turn)
@@ -104,6 +104,27 @@ func (m *Scripted) Complete(ctx context.Context, req Request) (Response, error) 
 		Priced:           true,
 	}
 	return Response{Message: msg, Usage: usage}, nil
+}
+
+// pace spends the turn's delay as a model would: thinking for half of it,
+// then writing text word by word to onDelta over the other half, so a
+// demo shows the thought as it is written.
+func (m *Scripted) pace(ctx context.Context, text string, onDelta func(Delta)) error {
+	words := strings.SplitAfter(text, " ")
+	if onDelta == nil || m.delay <= 0 || strings.TrimSpace(text) == "" {
+		return sleep(ctx, m.delay)
+	}
+	if err := sleep(ctx, m.delay/2); err != nil {
+		return err
+	}
+	each := m.delay / 2 / time.Duration(len(words))
+	for _, w := range words {
+		onDelta(Delta{Content: w})
+		if err := sleep(ctx, each); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // takeBranch replaces the rest of the script with the branch of the next

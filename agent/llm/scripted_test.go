@@ -290,3 +290,25 @@ func TestScriptBranchesOnTheAnswer(t *testing.T) {
 		t.Error("taking a branch changed the shared script")
 	}
 }
+
+// TestScriptedStreamsWhenPaced: a paced script writes each turn's words
+// as a model streams them, adding up to the turn's text; unpaced, it
+// answers at once without deltas.
+func TestScriptedStreamsWhenPaced(t *testing.T) {
+	s, err := LoadScript(scriptPath("localize.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, delay := range []time.Duration{0, 20 * time.Millisecond} {
+		var heard strings.Builder
+		pieces := 0
+		resp, err := NewScripted(s, WithDelay(delay)).Complete(context.Background(), Request{Tools: localizerTools,
+			OnDelta: func(d Delta) { heard.WriteString(d.Content); pieces++ }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if delay == 0 && pieces != 0 || delay > 0 && (pieces < 3 || heard.String() != resp.Message.Content) {
+			t.Errorf("delay %s: %d pieces adding up to %q for %q", delay, pieces, heard.String(), resp.Message.Content)
+		}
+	}
+}

@@ -21,6 +21,8 @@ type reply struct {
 	header map[string]string
 	body   string
 	block  bool // hold the request until the client gives up
+	sse    bool // body is an event stream
+	stall  bool // after the body, hold the stream open until the client gives up
 }
 
 // chatServer speaks enough of the chat-completions protocol for the client:
@@ -86,9 +88,17 @@ func (s *chatServer) handle(w http.ResponseWriter, r *http.Request) {
 	for k, v := range rep.header {
 		w.Header().Set(k, v)
 	}
-	w.Header().Set("Content-Type", "application/json")
+	if rep.sse {
+		w.Header().Set("Content-Type", "text/event-stream")
+	} else {
+		w.Header().Set("Content-Type", "application/json")
+	}
 	w.WriteHeader(rep.status)
 	_, _ = io.WriteString(w, rep.body)
+	if rep.stall {
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}
 }
 
 func (s *chatServer) requests() int {

@@ -21,6 +21,7 @@ type wireExtras struct {
 	signatures   map[int]string // tool call index -> thought signature
 	reasoning    string         // "reasoning" where a server uses that name
 	cachedTokens int            // DeepSeek's prompt_cache_hit_tokens
+	server       string         // a server that cuts prompts silently (see silentCutter)
 }
 
 // patchRequest rewrites a request body in place; it runs on the decoded
@@ -90,6 +91,7 @@ func normalizeResponse(raw []byte) ([]byte, wireExtras) {
 	if usage, ok := body["usage"].(map[string]any); ok {
 		ex.cachedTokens = intOf(usage["prompt_cache_hit_tokens"])
 	}
+	ex.server = silentCutter(body)
 	out, err := json.Marshal(body)
 	if err != nil {
 		return raw, ex

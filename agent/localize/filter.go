@@ -257,13 +257,23 @@ func (a *agent) fullCode(ids []string) string {
 			}
 		}
 		block := fmt.Sprintf("### %s\n```\n%s\n```\n\n", id, strings.TrimRight(body, "\n"))
-		if b.Len()+len(block) > fullCodeBudget {
+		if b.Len()+len(block) > a.fullCodeBudget() {
 			fmt.Fprintf(&b, "### %s\n(not shown: the full-code budget is spent)\n\n", id)
 			continue
 		}
 		b.WriteString(block)
 	}
 	return b.String()
+}
+
+// fullCodeBudget is the bytes of full code stage 2 shows: fullCodeBudget,
+// or a quarter of a smaller model's window (at four bytes a token), so the
+// code leaves room for the conversation it joins.
+func (a *agent) fullCodeBudget() int {
+	if w := llm.WindowOf(a.cfg.Model); w > 0 {
+		return min(fullCodeBudget, max(w, 4000))
+	}
+	return fullCodeBudget
 }
 
 func capLines(s string, n int) string {

@@ -147,6 +147,7 @@ func (s Settings) Config(a Agent) (llm.OpenAIConfig, error) {
 		APIKey: s.key(a), BaseURL: strings.TrimSpace(a.BaseURL), Model: strings.TrimSpace(a.Model),
 		MaxTokens: a.MaxOutputTokens, ReasoningEffort: a.ReasoningEffort, ContextWindow: a.ContextWindow,
 		AzureAPIVersion: a.AzureAPIVersion, MaxAttempts: s.Attempts, Extra: a.Extra,
+		NoStream: a.Stream != nil && !*a.Stream,
 	}
 	// The paper samples at temperature 0; the client leaves it out for
 	// models that take only their default.

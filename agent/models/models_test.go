@@ -266,3 +266,26 @@ api_key_env = "OTHER_KEY_VAR"
 		t.Errorf("no settings: %+v, want just %s", c, DefaultKeyEnv)
 	}
 }
+
+// TestStreamSetting: answers stream unless the config says stream = false,
+// for both agents or one.
+func TestStreamSetting(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(path, []byte("[model]\nmodel = \"gpt-4o\"\n\n[resolve]\nstream = false\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(env(map[string]string{"OPENAI_API_KEY": "sk-test-0123456789"}), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for agent, whole := range map[string]bool{Localization: false, Resolution: true} {
+		cfg, err := s.Config(s.For(agent))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.NoStream != whole {
+			t.Errorf("%s: NoStream = %v, want %v", agent, cfg.NoStream, whole)
+		}
+	}
+}

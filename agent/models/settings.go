@@ -34,6 +34,9 @@ type Agent struct {
 	Headers         map[string]string `toml:"headers" json:"headers,omitempty"` // a value "$NAME" is read from the environment
 	Extra           map[string]any    `toml:"extra" json:"extra,omitempty"`     // merged into each request body
 	AzureAPIVersion string            `toml:"azure_api_version" json:"azure_api_version,omitempty"`
+	// Stream false asks for whole answers instead of streams, for a server
+	// that streams badly; unset streams.
+	Stream *bool `toml:"stream" json:"stream,omitempty"`
 	// Script is a transcript file the scripted model plays instead.
 	Script string `toml:"-" json:"script,omitempty"`
 }
@@ -203,6 +206,9 @@ func (s Settings) For(agent string) Agent {
 	setStr(&out.Script, own.Script)
 	if own.Temperature != nil {
 		out.Temperature = own.Temperature
+	}
+	if own.Stream != nil {
+		out.Stream = own.Stream
 	}
 	for dst, v := range map[*int]int{&out.MaxOutputTokens: own.MaxOutputTokens,
 		&out.ContextWindow: own.ContextWindow, &out.NumCtx: own.NumCtx} {

@@ -109,11 +109,13 @@ func New(cfg Config) (*Agent, error) {
 		cfg.MaxIterations = DefaultMaxIterations
 	}
 	secrets := append(SecretValues(os.Environ()), cfg.Secrets...)
+	limits := LimitsFor(llm.WindowOf(cfg.Model))
 	a := &Agent{cfg: cfg, Editor: NewEditor(ws, secrets)}
+	a.Editor.LimitView(limits.View)
 	a.Shell = NewShell(ShellConfig{
 		Workdir: ws.Root, Perm: Permissions{Mode: cfg.Mode, Workdir: ws.Root, Allow: cfg.Allow, Unconfined: cfg.Unconfined},
 		Approver: cfg.Approver, Bus: cfg.Bus, Timeout: cfg.CommandTimeout, Budget: cfg.CommandBudget, Secrets: secrets,
-		Sandbox: cfg.Sandbox, Env: cfg.Env, MaxOutput: cfg.MaxOutput,
+		Sandbox: cfg.Sandbox, Env: cfg.Env, MaxOutput: limits.bash(cfg.MaxOutput),
 	})
 	a.tools = tool.NewRegistry(a.Shell.Tool(), a.Editor.Tool())
 	for _, t := range cfg.Extra {
@@ -129,7 +131,7 @@ func (a *Agent) loopConfig() tool.Config {
 	return tool.Config{
 		Agent: event.Resolver, Model: a.cfg.Model, Tools: a.tools, Bus: a.cfg.Bus, Gate: a.cfg.Gate,
 		MaxIterations: a.cfg.MaxIterations, MaxTokens: a.cfg.MaxTokens, MaxCost: a.cfg.MaxCost, Usage: a.cfg.Usage,
-		Memo: a.cfg.Memo, Guard: a.cfg.Guard, Watch: a.cfg.Watch,
+		Memo: a.cfg.Memo, Guard: a.cfg.Guard, Watch: a.cfg.Watch, Paging: paging,
 		AfterCall: func(context.Context, llm.ToolCall, tool.Output) {
 			if a.cfg.OnStep != nil {
 				a.cfg.OnStep(a.loop.Messages)

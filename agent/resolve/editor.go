@@ -29,6 +29,7 @@ const (
 type Editor struct {
 	ws      *Workspace
 	secrets []string
+	maxView int // characters of one view; MaxViewChars unless limited
 
 	mu      sync.Mutex
 	history map[string][]snapshot // by relative path, latest last
@@ -42,7 +43,15 @@ type snapshot struct {
 
 // NewEditor makes an editor for the workspace; secrets are scrubbed from views.
 func NewEditor(ws *Workspace, secrets []string) *Editor {
-	return &Editor{ws: ws, secrets: secrets, history: map[string][]snapshot{}, created: map[string]bool{}}
+	return &Editor{ws: ws, secrets: secrets, maxView: MaxViewChars, history: map[string][]snapshot{}, created: map[string]bool{}}
+}
+
+// LimitView clips each view to chars characters (at most MaxViewChars),
+// for a model with a small context window.
+func (e *Editor) LimitView(chars int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.maxView = min(max(chars, 1), MaxViewChars)
 }
 
 // EditArgs are the editor's parameters.

@@ -69,11 +69,16 @@ func (e *Editor) view(rel string, rng []int) (tool.Output, error) {
 	}
 	body := numbered(text, from, to)
 	note := ""
-	if len(body) > MaxViewChars {
-		cut := strings.LastIndexByte(body[:MaxViewChars], '\n')
-		body = body[:cut+1]
+	if len(body) > e.maxView {
+		if cut := strings.LastIndexByte(body[:e.maxView], '\n'); cut >= 0 {
+			body = body[:cut+1]
+		} else {
+			body = strings.ToValidUTF8(body[:e.maxView], "") + "\n" // one line longer than a page
+		}
 		shown := from + strings.Count(body, "\n") - 1
-		note = fmt.Sprintf("[clipped: %s has %d lines; shown %d-%d. Use view_range to see the rest, or grep -n to find what you need.]\n", rel, n, from, shown)
+		next := shown + max(shown-from+1, 1)
+		note = fmt.Sprintf("[clipped: %s has %d lines; shown %d-%d. See the rest a page at a time with view_range [%d, %d], and so on, or grep -n to find what you need.]\n",
+			rel, n, from, shown, shown+1, min(next, to))
 	}
 	if n == 0 {
 		body = "(empty file)\n"

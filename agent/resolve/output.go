@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,8 @@ type headTail struct {
 	headCap, tailCap int
 	head, tail       []byte
 	total            int64
+	newlines         int  // in everything written
+	beforeTail       byte // the byte before the kept tail, once trimmed
 }
 
 func newHeadTail(limit int) *headTail {
@@ -24,6 +27,7 @@ func newHeadTail(limit int) *headTail {
 func (h *headTail) Write(p []byte) (int, error) {
 	n := len(p)
 	h.total += int64(n)
+	h.newlines += bytes.Count(p, []byte{'\n'})
 	if room := h.headCap - len(h.head); room > 0 {
 		k := min(room, len(p))
 		h.head = append(h.head, p[:k]...)
@@ -31,23 +35,35 @@ func (h *headTail) Write(p []byte) (int, error) {
 	}
 	h.tail = append(h.tail, p...)
 	if len(h.tail) > 2*h.tailCap { // trim now and then, not at every write
+		h.beforeTail = h.tail[len(h.tail)-h.tailCap-1]
 		h.tail = h.tail[:copy(h.tail, h.tail[len(h.tail)-h.tailCap:])]
 	}
 	return n, nil
 }
 
-// text is what was kept, with a note where the middle was cut, and how
-// many bytes were cut.
+// text is what was kept, with a note where the middle was cut saying
+// which lines it held and how to print them, and how many bytes were cut.
 func (h *headTail) text() (string, int) {
-	tail := h.tail
+	tail, before := h.tail, h.beforeTail
 	if len(tail) > h.tailCap {
+		before = tail[len(tail)-h.tailCap-1]
 		tail = tail[len(tail)-h.tailCap:]
 	}
 	cut := int(h.total) - len(h.head) - len(tail)
 	if cut <= 0 {
 		return printable(string(h.head) + string(tail)), 0
 	}
-	return printable(string(h.head) + fmt.Sprintf("\n[... %d bytes cut ...]\n", cut) + string(tail)), cut
+	// Lines are counted as the model will number them: the cut starts on
+	// the line the head ends in, and ends on the one the tail starts in.
+	first := bytes.Count(h.head, []byte{'\n'}) + 1
+	cutNL := h.newlines - (first - 1) - bytes.Count(tail, []byte{'\n'})
+	last := first + cutNL
+	if before == '\n' {
+		last--
+	}
+	last = max(last, first)
+	note := fmt.Sprintf("\n[... %d bytes (lines %d-%d) cut from the middle of the output; %s ...]\n", cut, first, last, paging(first, last, false))
+	return printable(string(h.head) + note + string(tail)), cut
 }
 
 // drainGrace is how long output is still read once the command's process

@@ -87,7 +87,7 @@ func (s *Shell) Tool() tool.Tool {
 	return tool.New("bash", "Run a bash command in the repository's workspace, e.g. to run a reproduction script or the tests. "+
 		"Each call is a fresh `bash -c` in the repository root; it is stopped after its time-out (30 s by default). "+
 		"/tmp (and $TMPDIR) is emptied after each call: keep files a later call needs in the repository. "+
-		"Long output keeps its start and end. Interactive programs (editors, pagers, a bare python) cannot run: use str_replace_editor to read and edit files. "+
+		"Long output keeps its start and end, and says which lines were cut (print them with sed -n). Interactive programs (editors, pagers, a bare python) cannot run: use str_replace_editor to read and edit files. "+
 		"Network access, paths outside the repository and git commands that move branches are refused; use the hypothesis_git tools for version control.",
 		s.call)
 }

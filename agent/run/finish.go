@@ -14,6 +14,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/resolve"
 	"github.com/swe-adept/swe-adept/agent/runfolder"
+	"github.com/swe-adept/swe-adept/agent/tool"
 	"github.com/swe-adept/swe-adept/internal/atomicfile"
 	"github.com/swe-adept/swe-adept/vcs"
 )
@@ -56,7 +57,7 @@ func (r *Run) finish(parent context.Context, st *state, runErr error) {
 		}
 		r.apply(ctx, st)
 	}
-	if runErr != nil && !errors.Is(runErr, context.Canceled) {
+	if failed(runErr) {
 		r.emit(event.Event{Type: event.Error, Text: resolve.Scrub(runErr.Error(), r.secrets)})
 	}
 	priced := r.total(sum)
@@ -69,10 +70,18 @@ func (r *Run) finish(parent context.Context, st *state, runErr error) {
 		Report: sum.Message, FilesFound: len(sum.Files)}})
 	r.mu.Lock()
 	r.summary = *sum
-	if runErr != nil && !errors.Is(runErr, context.Canceled) {
+	if failed(runErr) {
 		r.err = scrubErr(runErr, r.secrets)
 	}
 	r.mu.Unlock()
+}
+
+// failed reports whether err is a failure of the run, not a way for it
+// to end: a cancellation, or a context window too small for the task
+// (exit_context, whose advice the summary carries).
+func failed(err error) bool {
+	var werr *tool.WindowError
+	return err != nil && !errors.Is(err, context.Canceled) && !errors.As(err, &werr)
 }
 
 // total fills in the summary's totals and reports whether the cost is known.

@@ -144,7 +144,9 @@ func Start(ctx context.Context, opts Options) (*Run, error) {
 	}
 	r.events = r.bus.Subscribe()
 	ctx, r.cancel = context.WithCancel(ctx)
-	go r.work(ctx)
+	// A warning both agents' models may raise (a server cutting prompts) is
+	// said once in the run.
+	go r.work(llm.WithOnce(ctx))
 	return r, nil
 }
 

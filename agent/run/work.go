@@ -322,9 +322,12 @@ func scrubMessages(msgs []llm.Message, secrets []string) []llm.Message {
 
 // status names how a run ended (see runfolder.Summary.Status).
 func status(st *state, err error) string {
+	var werr *tool.WindowError
 	switch {
 	case errors.Is(err, context.Canceled):
 		return string(tool.Cancelled)
+	case errors.As(err, &werr):
+		return string(tool.ExitTokens)
 	case st.localizedOnly && err == nil:
 		return runfolder.Localized
 	case st.out.Status == tool.Submitted && unmerged(st):
@@ -342,7 +345,10 @@ func unmerged(st *state) bool { return st.branched && st.merged == "" }
 
 // explain is the summary's message: what the status means for the engineer.
 func explain(st *state, err error, repo string) string {
+	var werr *tool.WindowError
 	switch {
+	case errors.As(err, &werr):
+		return werr.Error() + "; the patch holds the work so far"
 	case err != nil && !errors.Is(err, context.Canceled):
 		return err.Error()
 	case st.localizedOnly && err == nil:

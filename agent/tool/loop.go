@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
@@ -18,7 +19,7 @@ const (
 	Submitted      Status = "submitted"       // a Stop tool ran (submit, finish_search)
 	ExitIterations Status = "exit_iterations" // the iteration limit
 	ExitCost       Status = "exit_cost"       // the cost limit
-	ExitTokens     Status = "exit_context"    // the token limit
+	ExitTokens     Status = "exit_context"    // the token limit, or a context window too small for the task
 	ExitFormat     Status = "exit_format"     // too many malformed tool calls in a row
 	ExitNoTool     Status = "exit_no_tool"    // the model kept answering without calling a tool
 	ExitError      Status = "exit_error"      // the model call failed
@@ -56,6 +57,11 @@ type Config struct {
 	// Memo is what a conversation trimmed to fit the context window must
 	// keep in view; nil: nothing beyond the opening messages.
 	Memo func() string
+	// Paging tells the model how to see the lines cut from the middle of
+	// an output to fit the window (see llm.Keep); nil: a generic hint.
+	Paging func(first, last int, numbered bool) string
+	// Now is the clock for pacing streamed deltas; nil: time.Now.
+	Now func() time.Time
 }
 
 // Result is how the loop ended.
@@ -92,7 +98,8 @@ func NewLoop(cfg Config, messages ...llm.Message) *Loop {
 	return &Loop{cfg: cfg, Messages: messages, seen: map[string]int{}, win: window{size: llm.WindowOf(cfg.Model)}}
 }
 
-// Run runs the loop. The error is non-nil only for ExitError and Cancelled.
+// Run runs the loop. The error is non-nil only for ExitError, Cancelled,
+// and ExitTokens when the window cannot hold the task (a *WindowError).
 func (l *Loop) Run(ctx context.Context) (Result, error) {
 	repairs := 0
 	for {
@@ -104,6 +111,11 @@ func (l *Loop) Run(ctx context.Context) (Result, error) {
 		if err != nil {
 			if ctx.Err() != nil {
 				return l.result(Cancelled, Output{}), ctx.Err()
+			}
+			var werr *WindowError
+			if errors.As(err, &werr) {
+				l.emit(event.Event{Type: event.Message, Text: werr.Error()})
+				return l.result(ExitTokens, Output{}), err
 			}
 			l.emit(event.Event{Type: event.Error, Text: err.Error()})
 			return l.result(ExitError, Output{}), err
@@ -183,13 +195,11 @@ func (l *Loop) deliverNotes() {
 func (l *Loop) complete(ctx context.Context) (llm.Response, error) {
 	l.iter++
 	l.emit(event.Event{Type: event.ModelCall})
-	resp, sent, err := l.send(ctx, llm.Request{Tools: l.cfg.Tools.Schemas(), Temperature: l.cfg.Temperature})
+	pump := &deltaPump{emit: l.emit, now: l.now}
+	resp, err := l.send(ctx, llm.Request{Tools: l.cfg.Tools.Schemas(), Temperature: l.cfg.Temperature, OnDelta: pump.add})
+	pump.flush()
 	if err != nil {
 		return resp, fmt.Errorf("%s model call %d: %w", l.cfg.Agent, l.iter, err)
-	}
-	if l.win.calibrate(sent, resp.Usage.PromptTokens) {
-		l.emit(event.Event{Type: event.Message, Text: fmt.Sprintf("the server counted %d prompt tokens, fewer than for the previous, shorter request: "+
-			"it is likely cutting the prompt to fit its context (for Ollama, raise num_ctx)", resp.Usage.PromptTokens)})
 	}
 	u := l.cfg.Usage
 	u.Calls++
@@ -297,6 +307,13 @@ func (l *Loop) answer(c llm.ToolCall, text string) {
 
 func (l *Loop) result(st Status, last Output) Result {
 	return Result{Status: st, Iterations: l.iter, Last: last, Usage: *l.cfg.Usage}
+}
+
+func (l *Loop) now() time.Time {
+	if l.cfg.Now != nil {
+		return l.cfg.Now()
+	}
+	return time.Now()
 }
 
 func (l *Loop) emit(e event.Event) {

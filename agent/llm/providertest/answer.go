@@ -105,8 +105,11 @@ func (s *Server) completion(body map[string]any, turn llm.Turn, seen []any) map[
 			msg["tool_calls"] = s.toolCalls(turn)
 		}
 	}
-	if s.cfg.Family == DeepSeek {
+	switch s.cfg.Family {
+	case DeepSeek:
 		msg["reasoning_content"] = "The user wants the next step. " + turn.Content
+	case VLLM:
+		msg["reasoning"] = "Next step. " + turn.Content // vLLM's reasoning parsers, newer name
 	}
 	if s.cfg.Family == Anthropic && turn.Content == "" {
 		msg["content"] = nil
@@ -115,9 +118,18 @@ func (s *Server) completion(body map[string]any, turn llm.Turn, seen []any) map[
 	if _, ok := msg["tool_calls"]; ok {
 		finish = "tool_calls"
 	}
-	return map[string]any{"id": fmt.Sprintf("chatcmpl-%d", s.calls), "object": "chat.completion", "model": body["model"],
+	out := map[string]any{"id": fmt.Sprintf("chatcmpl-%d", s.calls), "object": "chat.completion", "model": body["model"],
 		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
 		"usage":   s.usage(body, seen, turn)}
+	switch s.cfg.Family {
+	case Ollama:
+		out["system_fingerprint"] = "fp_ollama"
+	case LlamaCpp:
+		u := out["usage"].(map[string]any)
+		out["timings"] = u["timings"]
+		delete(u, "timings")
+	}
+	return out
 }
 
 // toolCalls are the turn's calls in the family's shape.

@@ -49,6 +49,10 @@ type Config struct {
 	RateLimitFirst bool
 	// Key, when set, is the API key the server demands.
 	Key string
+	// BreakStream breaks the first streamed answer off halfway, as the
+	// family's servers do when something fails mid-answer; the turn is
+	// answered again on the next request.
+	BreakStream bool
 }
 
 // Server is a running fake.
@@ -59,9 +63,22 @@ type Server struct {
 	mu       sync.Mutex
 	next     map[string]int
 	calls    int
-	prev     string // the previous request's messages, for cache hits
-	Requests []map[string]any
-	Rejected []string // the error bodies sent back, in order
+	broken   bool             // BreakStream has broken a stream
+	chunks   int              // chunks streamed
+	prev     string           // the previous request's messages, for cache hits
+	Requests []map[string]any // the requests answered, in order
+	Rejected []string         // the error bodies sent back, in order
+	// Received is every request that could be decoded, answered or not,
+	// with the status it got.
+	Received []Exchange
+}
+
+// Exchange is one request the fake read and how it answered.
+type Exchange struct {
+	Body   map[string]any
+	Bytes  int // the size of the request body
+	Status int
+	Broken bool // the answer was a stream broken off halfway
 }
 
 // New starts a fake server; it stops with the test.
@@ -125,13 +142,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var reply map[string]any
 		reply, f = s.answer(body)
 		if f == nil {
+			s.record(body, http.StatusOK)
 			s.Requests = append(s.Requests, body)
-			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(reply)
+			if !streaming(body) {
+				w.Header().Set("Content-Type", "application/json")
+				_ = json.NewEncoder(w).Encode(reply)
+				return
+			}
+			if s.writeStream(w, body, reply) {
+				s.Received[len(s.Received)-1].Broken = true
+				s.next[agentOf(body)]-- // the turn was not heard: answer it again
+			}
 			return
 		}
 	}
 	b, _ := json.Marshal(f.body)
+	s.record(body, f.status)
 	s.Rejected = append(s.Rejected, string(b))
 	for k, v := range f.header {
 		w.Header().Set(k, v)
@@ -139,6 +165,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(f.status)
 	_, _ = w.Write(b)
+}
+
+func (s *Server) record(body map[string]any, status int) {
+	if body == nil {
+		return
+	}
+	raw, _ := json.Marshal(body)
+	s.Received = append(s.Received, Exchange{Body: body, Bytes: len(raw), Status: status})
 }
 
 // check decodes the request and applies the family's rules.
@@ -159,6 +193,9 @@ func (s *Server) check(r *http.Request) (map[string]any, *fail) {
 		return body, s.rateLimited()
 	}
 	if f := s.checkParams(body); f != nil {
+		return body, f
+	}
+	if f := s.checkStream(body); f != nil {
 		return body, f
 	}
 	if f := s.checkMessages(body); f != nil {
