@@ -29,10 +29,11 @@ func RunQueued(ctx context.Context, cfg Config, q Queue, spec RunnerSpec) (*Summ
 	if cfg.Runner == nil {
 		cfg.Runner = spec.Runner() // begin checks for one; the workers make their own
 	}
-	st, err := begin(cfg)
+	st, err := begin(cfg, "coordinator")
 	if err != nil {
 		return nil, err
 	}
+	defer st.lock.release()
 	n, err := namesFor(cfg.OutDir)
 	if err != nil {
 		return nil, err
