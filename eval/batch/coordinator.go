@@ -78,6 +78,8 @@ type coordinator struct {
 	rerun   map[string]string            // by token: instances to queue again, and why
 	stuck   map[string]uint64            // by token: the message seen undeliverable at the last reconcile
 
+	queuedOnce bool // the batch was queued by this coordinator
+
 	lastResult, lastStatus time.Time
 }
 
@@ -110,10 +112,14 @@ func openCoordinator(ctx context.Context, l *link, st *started, reg registration
 	if err != nil {
 		return nil, err
 	}
-	if c.lease, err = acquireLease(ctx, c.js, reg.Names.Batch, abs, st.lock.prev.Lease, t.lease, st.prog.event); err != nil {
+	err = l.patient(ctx, "take the batch's lease", func() (err error) {
+		c.lease, err = acquireLease(ctx, c.js, reg.Names.Batch, abs, st.lock.prev.Lease, t.lease, st.prog.event)
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
-	if err := c.open(ctx); err != nil {
+	if err := l.patient(ctx, "open the batch", func() error { return c.open(ctx) }); err != nil {
 		c.lease.release()
 		return nil, err
 	}
@@ -128,7 +134,7 @@ func (c *coordinator) open(ctx context.Context) error {
 	if c.stores, err = create(ctx, c.js, c.reg); err != nil {
 		return err
 	}
-	if c.workers, err = bucket(ctx, c.js, workersBucket, 3*c.tune.beat); err != nil {
+	if c.workers, err = bucket(ctx, c.js, workersBucket, c.tune.presence()); err != nil {
 		return err
 	}
 	if c.registry, err = bucket(ctx, c.js, registryBucket, 0); err != nil {
@@ -140,7 +146,13 @@ func (c *coordinator) open(ctx context.Context) error {
 	return nil
 }
 
-func (c *coordinator) close() { c.lease.release() }
+// close gives the lease up, so a coordinator started next need not wait
+// for it to lapse; with the server out of reach, it lapses by itself.
+func (c *coordinator) close() {
+	if c.link.connected() {
+		c.lease.release()
+	}
+}
 
 // collect watches the results and the claims (their current contents
 // first, so results that arrived while no coordinator ran are collected
@@ -148,14 +160,14 @@ func (c *coordinator) close() { c.lease.release() }
 // after, and books each result, until every instance is saved, the
 // server lost the batch, or ctx ends.
 func (c *coordinator) collect(ctx context.Context) error {
-	results, err := c.stores.results.WatchAll(ctx)
+	results, err := c.watch(ctx, "results", c.stores.results)
 	if err != nil {
-		return c.lost(ctx, fmt.Errorf("watch results: %w", err))
+		return err
 	}
 	defer results.Stop()
-	claims, err := c.stores.claims.WatchAll(ctx)
+	claims, err := c.watch(ctx, "claims", c.stores.claims)
 	if err != nil {
-		return c.lost(ctx, fmt.Errorf("watch claims: %w", err))
+		return err
 	}
 	defer claims.Stop()
 	reconcile := time.NewTicker(c.tune.reconcile)
@@ -193,7 +205,7 @@ func (c *coordinator) collect(ctx context.Context) error {
 			}
 		case <-reconcile.C:
 			if loaded == 2 {
-				err = c.reconcile(ctx, false)
+				err = c.reconcile(ctx)
 			}
 		case <-renew.C:
 			err = c.lease.renew(ctx)
@@ -204,11 +216,23 @@ func (c *coordinator) collect(ctx context.Context) error {
 	}
 }
 
+func (c *coordinator) watch(ctx context.Context, what string, kv jetstream.KeyValue) (jetstream.KeyWatcher, error) {
+	var w jetstream.KeyWatcher
+	err := c.link.patient(ctx, "watch "+what, func() (err error) {
+		w, err = kv.WatchAll(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, c.lost(ctx, fmt.Errorf("watch %s: %w", what, err))
+	}
+	return w, nil
+}
+
 func (c *coordinator) loadedOne(ctx context.Context, loaded int) error {
 	if loaded < 2 {
 		return nil
 	}
-	return c.reconcile(ctx, true)
+	return c.reconcile(ctx)
 }
 
 // lost names the server's loss of the batch when that is why err

@@ -118,19 +118,35 @@ func (w *worker) attempt(ctx context.Context, d delivery) bool {
 
 // handBack leaves an instance this worker cannot set up to another
 // worker; when no connected worker can, it records the instance as
-// failed, saying why.
+// failed, saying why. Who is connected is read twice, a beat apart, so
+// a worker whose presence was late to renew is not taken for gone.
 func (w *worker) handBack(ctx context.Context, d delivery) bool {
-	all, err := livePresence(ctx, w.me.kv)
-	if err == nil {
-		if reason := nobodyCan(all, w.me.snapshot(), d.in.Repo); reason != "" {
-			now := w.cfg.Now().UTC()
-			w.finish(ctx, d, Record{InstanceID: d.in.InstanceID, Status: StatusSetup, Message: reason,
-				Started: now, Ended: now, Worker: w.cfg.Name}, "")
-			return false
-		}
+	reason := w.nobodyCan(ctx, d.in.Repo)
+	if reason != "" {
+		_ = d.msg.InProgress()
+		sleep(ctx, w.tune.beat)
+		reason = w.nobodyCan(ctx, d.in.Repo)
 	}
-	_ = d.msg.NakWithDelay(handBackDelay)
-	return true
+	if reason == "" {
+		_ = d.msg.NakWithDelay(handBackDelay)
+		return true
+	}
+	w.say(fmt.Sprintf("%s: %s; recording it as failed", d.in.InstanceID, reason))
+	now := w.cfg.Now().UTC()
+	w.finish(ctx, d, Record{InstanceID: d.in.InstanceID, Status: StatusSetup, Message: reason,
+		Started: now, Ended: now, Worker: w.cfg.Name}, "")
+	return false
+}
+
+// nobodyCan says why no connected worker can set up an instance of repo,
+// or "" when one may (or who is connected cannot be read).
+func (w *worker) nobodyCan(ctx context.Context, repo string) string {
+	all, err := livePresence(ctx, w.me.kv)
+	if err != nil {
+		slog.Warn("read workers", "err", err)
+		return ""
+	}
+	return nobodyCan(all, w.me.snapshot(), repo)
 }
 
 // storeTime bounds storing a result once its instance is finished.

@@ -131,7 +131,7 @@ func (l *lease) renew(ctx context.Context) error {
 
 // release gives the lease up, if it is still this coordinator's.
 func (l *lease) release() {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_ = l.kv.Delete(ctx, l.key, jetstream.LastRevision(l.rev))
 }

@@ -50,7 +50,7 @@ func TestLease(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	l := dialTest(t, natsServer(t))
-	const ttl = time.Second
+	const ttl = 3 * time.Second
 	first, err := acquireLease(ctx, l.js, "b", "/out", "", ttl, logTo(t))
 	if err != nil {
 		t.Fatal(err)

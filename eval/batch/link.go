@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"strings"
@@ -34,7 +35,7 @@ type link struct {
 func (q Queue) dial(ctx context.Context, name string, say func(string)) (*link, error) {
 	l := &link{q: q, say: say}
 	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second),
-		nats.DisconnectErrHandler(l.onDisconnect), nats.ReconnectHandler(l.onReconnect)}
+		nats.DisconnectErrHandler(l.onDisconnect), nats.ReconnectHandler(l.onReconnect), nats.ErrorHandler(onAsyncError)}
 	if q.Creds != "" {
 		opts = append(opts, nats.UserCredentials(q.Creds))
 	}
@@ -124,6 +125,48 @@ func (l *link) onReconnect(nc *nats.Conn) {
 	l.mu.Unlock()
 	l.say(fmt.Sprintf("reconnected to the queue at %s after %s", redactURL(nc.ConnectedUrlRedacted()), down.Round(time.Second)))
 }
+
+// patient runs f until it succeeds or fails otherwise than by a server
+// too slow to answer (a loaded or restarting server), saying once that it
+// waits; it gives up after the queue's Wait.
+func (l *link) patient(ctx context.Context, what string, f func() error) error {
+	var since time.Time
+	for {
+		err := f()
+		if err == nil || ctx.Err() != nil || !slow(err) {
+			return err
+		}
+		if since.IsZero() {
+			since = time.Now()
+			l.say(fmt.Sprintf("the queue at %s is slow to answer (%s: %v); trying again%s", redactURL(l.q.URL), what, err, l.q.waitLimit()))
+		}
+		if l.q.Wait > 0 && time.Since(since) > l.q.Wait {
+			return fmt.Errorf("%s: the queue did not answer for %s: %w", what, l.q.Wait, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// slow reports a request the server did not answer in time.
+func slow(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrNoResponders)
+}
+
+// onAsyncError logs what the client would print on stderr by itself: the
+// faults users need to see are said by the link and its callers.
+func onAsyncError(_ *nats.Conn, sub *nats.Subscription, err error) {
+	subject := ""
+	if sub != nil {
+		subject = sub.Subject
+	}
+	slog.Warn("queue client", "subject", subject, "err", err)
+}
+
+func (l *link) connected() bool { return l.nc.IsConnected() }
 
 // tooLong reports a connection down for longer than the queue's Wait.
 func (l *link) tooLong() error {

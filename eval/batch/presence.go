@@ -3,6 +3,7 @@ package batch
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -10,13 +11,15 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // presence is a connected worker as the workers bucket shows it. A worker
-// renews its entry every beat; the bucket drops entries three beats old,
-// so the bucket holds exactly the workers that are alive and reachable.
+// renews its entry every beat; the bucket drops entries six beats old, so
+// the bucket holds the workers that are alive and reachable (a worker
+// starved of CPU for a few beats is not given up for dead).
 type presence struct {
 	Name string `json:"name"`
 	ID   string `json:"id"`
@@ -41,11 +44,19 @@ func livePresence(ctx context.Context, kv jetstream.KeyValue) ([]presence, error
 	}
 	var all []presence
 	for k := range keys.Keys() {
-		var p presence
-		if _, err := getJSON(ctx, kv, k, &p); err != nil {
-			continue // lapsed since it was listed, or unreadable: not a worker to count on
+		e, err := kv.Get(ctx, k)
+		switch {
+		case errors.Is(err, jetstream.ErrKeyNotFound):
+			continue // lapsed since it was listed
+		case err != nil:
+			// A worker that may be there must be counted: callers fail
+			// instances on the strength of who is missing.
+			return nil, fmt.Errorf("read worker %s: %w", k, err)
 		}
-		all = append(all, p)
+		var p presence
+		if json.Unmarshal(e.Value(), &p) == nil {
+			all = append(all, p)
+		}
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
 	return all, nil
@@ -72,6 +83,30 @@ func (m *myPresence) put(ctx context.Context) {
 	}
 	if _, err := m.kv.Put(ctx, m.p.ID, b); err != nil && ctx.Err() == nil {
 		slog.Warn("renew this worker's presence", "err", err)
+	}
+}
+
+// announce writes the entry for the first time, trying until it is
+// there: a worker takes no instance before others can see it, or a
+// worker without a repository would take it for gone and fail instances
+// this one can run.
+func (m *myPresence) announce(ctx context.Context) error {
+	for {
+		m.mu.Lock()
+		b, err := json.Marshal(m.p)
+		m.mu.Unlock()
+		if err != nil {
+			return err
+		}
+		if _, err = m.kv.Put(ctx, m.p.ID, b); err == nil {
+			return nil
+		}
+		slog.Warn("announce this worker", "err", err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
 	}
 }
 

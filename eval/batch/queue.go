@@ -78,6 +78,9 @@ func (q Queue) timing() timing {
 	return t
 }
 
+// presence is how long a worker's presence lasts unless renewed.
+func (t timing) presence() time.Duration { return 6 * t.beat }
+
 func (q Queue) ackWait() time.Duration {
 	if q.AckWait <= 0 {
 		return DefaultAckWait

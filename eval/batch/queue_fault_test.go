@@ -23,6 +23,11 @@ const (
 	printLimit = 60 * time.Second
 )
 
+// steadyAckWait is the ack wait of tests that count how often instances
+// ran: long enough that a worker starved of CPU on a loaded machine does
+// not lose its instance to another.
+const steadyAckWait = 10 * time.Second
+
 // faultRig is one fault test's server, instances and output folder.
 type faultRig struct {
 	url, repos, list, out string
@@ -38,11 +43,12 @@ func newRig(t *testing.T, n int) *faultRig {
 }
 
 func (r *faultRig) coordinator() procSpec {
-	return procSpec{Role: "coordinator", URL: r.url, Instances: r.list, Repos: r.repos, Out: r.out, AckWait: time.Second}
+	return procSpec{Role: "coordinator", URL: r.url, Instances: r.list, Repos: r.repos, Out: r.out, AckWait: 2 * time.Second}
 }
 
 func (r *faultRig) worker(t *testing.T, name string) procSpec {
-	return procSpec{Role: "worker", URL: r.url, Repos: r.repos, Work: t.TempDir(), Name: name}
+	work := t.TempDir()
+	return procSpec{Role: "worker", URL: r.url, Repos: r.repos, Work: work, Name: name, Log: filepath.Join(work, "worker.log")}
 }
 
 func (r *faultRig) id(i int) string { return r.ins[i].InstanceID }
@@ -113,6 +119,7 @@ func TestQueueSaveFailure(t *testing.T) {
 	r := newRig(t, 3)
 	worker := startProc(t, "worker", r.worker(t, "w1"))
 	spec := r.coordinator()
+	spec.AckWait = steadyAckWait
 	spec.SaveFaults = map[string]int{r.id(1): 1000, r.id(2): 1}
 	first := startProc(t, "first coordinator", spec)
 	err := first.exit(t, exitLimit)
@@ -122,7 +129,9 @@ func TestQueueSaveFailure(t *testing.T) {
 	if rec := readRecord(t, r.out, r.id(2)); rec.Status != "submitted" {
 		t.Fatalf("the result saved on a second try: %+v", rec)
 	}
-	mustFinish(t, startProc(t, "second coordinator", r.coordinator()))
+	again := r.coordinator()
+	again.AckWait = steadyAckWait
+	mustFinish(t, startProc(t, "second coordinator", again))
 	worker.stop(t)
 	for _, in := range r.ins {
 		if n := strings.Count(worker.output(), "started "+in.InstanceID+"\n"); n != 1 {
@@ -179,19 +188,21 @@ func TestQueueRetryAfterFailure(t *testing.T) {
 func TestQueueOnlyCoordinator(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, 4)
-	first := startProc(t, "first coordinator", r.coordinator())
+	spec := r.coordinator()
+	spec.AckWait = steadyAckWait
+	first := startProc(t, "first coordinator", spec)
 	first.waitFor(t, "queued", printLimit)
 	first.kill(t)
 	gateDir := t.TempDir()
 	w := r.worker(t, "w1")
 	w.Gated, w.Gate = []string{r.id(1), r.id(2), r.id(3)}, gateDir
 	worker := startProc(t, "worker", w)
-	only := r.coordinator()
+	only := spec
 	only.Instances = writeInstances(t, r.ins[:1])
 	mustFinish(t, startProc(t, "--only coordinator", only))
 	openGate(t, gateDir)
 	waitResults(t, r.url, r.out, len(r.ins))
-	mustFinish(t, startProc(t, "full coordinator", r.coordinator()))
+	mustFinish(t, startProc(t, "full coordinator", spec))
 	worker.stop(t)
 	for _, in := range r.ins {
 		if n := strings.Count(worker.output(), "started "+in.InstanceID+"\n"); n != 1 {

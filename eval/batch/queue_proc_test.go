@@ -211,6 +211,7 @@ func lightRunner() Runner {
 // proc is a re-executed worker or coordinator, with its stderr kept.
 type proc struct {
 	name string
+	log  string // its log file, if it has one
 	cmd  *exec.Cmd
 	mu   sync.Mutex
 	out  bytes.Buffer
@@ -236,7 +237,7 @@ func startProc(t *testing.T, name string, spec procSpec) *proc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{name: name, grew: make(chan struct{}), done: make(chan struct{})}
+	p := &proc{name: name, log: spec.Log, grew: make(chan struct{}), done: make(chan struct{})}
 	p.cmd = exec.Command(os.Args[0], "-test.run=^$")
 	p.cmd.Env = append(os.Environ(), envProc+"="+string(raw))
 	p.cmd.Stderr = p
@@ -249,8 +250,11 @@ func startProc(t *testing.T, name string, spec procSpec) *proc {
 		close(p.done)
 	}()
 	t.Cleanup(func() {
-		if os.Getenv("SWE_ADEPT_TEST_SHOW") != "" {
+		if t.Failed() || os.Getenv("SWE_ADEPT_TEST_SHOW") != "" {
 			t.Logf("%s output:\n%s", name, p.output())
+			if b, err := os.ReadFile(p.log); err == nil {
+				t.Logf("%s log:\n%s", name, b)
+			}
 		}
 		select {
 		case <-p.done:
@@ -428,13 +432,20 @@ func checkOutput(t *testing.T, out, repos string, ins []swebench.Instance, faile
 			t.Errorf("%s differs from a local batch's:\n%s\n---\n%s", f, q, l)
 		}
 	}
+	if t.Failed() {
+		for _, in := range ins {
+			if rec, err := loadRecord(filepath.Join(out, RunsDir, DirName(in.InstanceID))); err == nil && rec.Status != "submitted" {
+				t.Logf("%s: %s by %s: %s", in.InstanceID, rec.Status, rec.Worker, rec.Message)
+			}
+		}
+	}
 }
 
 // testQueue is a queue with the short waits fault tests need.
 func testQueue(url string, ackWait time.Duration, maxDeliver int) Queue {
 	if ackWait == 0 {
-		ackWait = time.Second
+		ackWait = 2 * time.Second
 	}
-	return Queue{URL: url, AckWait: ackWait, MaxDeliver: maxDeliver, Wait: time.Minute, tune: timing{lease: 2 * time.Second,
-		beat: 300 * time.Millisecond, reconcile: 300 * time.Millisecond, quiet: 2 * time.Second}}
+	return Queue{URL: url, AckWait: ackWait, MaxDeliver: maxDeliver, Wait: time.Minute, tune: timing{lease: 5 * time.Second,
+		beat: time.Second, reconcile: 500 * time.Millisecond, quiet: 3 * time.Second}}
 }

@@ -81,7 +81,7 @@ func sampleInstances(t *testing.T, n int) (string, []swebench.Instance) {
 // JetStream server with three workers, and compares the output with a
 // local batch of the same instances.
 func TestQueueMatchesLocalBatch(t *testing.T) {
-	t.Parallel()
+	// Not parallel: whole scripted runs need the CPU the fault tests would take.
 	url := natsServer(t)
 	repos, ins := sampleInstances(t, 6)
 	ctx, stop := context.WithCancel(context.Background())
@@ -191,13 +191,13 @@ func TestQueueCoordinatorRestarted(t *testing.T) {
 	}}
 	pool.start(t, wctx, url, repos, "w1", "w2")
 	out := t.TempDir()
-	first := startProc(t, "first coordinator", procSpec{Role: "coordinator", URL: url, Instances: writeInstances(t, ins), Repos: repos, Out: out, AckWait: 2 * time.Second})
+	first := startProc(t, "first coordinator", procSpec{Role: "coordinator", URL: url, Instances: writeInstances(t, ins), Repos: repos, Out: out, AckWait: steadyAckWait})
 	waitFile(t, filepath.Join(out, RunsDir, DirName(ins[0].InstanceID), DoneFile))
 	first.kill(t)
 	close(held)
 
 	sum, err := RunQueued(context.Background(), Config{Instances: ins, ReposDir: repos, OutDir: out},
-		testQueue(url, 2*time.Second, 0), RunnerSpec{Agent: agentRunner()})
+		testQueue(url, steadyAckWait, 0), RunnerSpec{Agent: agentRunner()})
 	if err != nil || sum.Finished != 3 || sum.ByStatus["submitted"] != 3 || sum.Resumed != 1 {
 		t.Fatalf("restarted: %+v, %v", sum, err)
 	}

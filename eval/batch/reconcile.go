@@ -21,9 +21,9 @@ import (
 // state, and acts so that every wanted instance is queued, running, or
 // has a result: it tries again to save what it could not, queues what
 // was never queued, was lost, or was deleted to run again, and says what
-// it waits for when nothing arrives for a while. first is the reconcile
-// at start, which queues the batch.
-func (c *coordinator) reconcile(ctx context.Context, first bool) error {
+// it waits for when nothing arrives for a while. The first that reaches
+// the server queues the batch.
+func (c *coordinator) reconcile(ctx context.Context) error {
 	if err := c.link.tooLong(); err != nil {
 		return err
 	}
@@ -38,9 +38,10 @@ func (c *coordinator) reconcile(ctx context.Context, first bool) error {
 		slog.Warn("read the queue", "err", err)
 		return nil // the server does not answer: the link says so, and the next reconcile tries again
 	}
-	if err := c.queueMissing(ctx, queued, first); err != nil {
+	if err := c.queueMissing(ctx, queued, !c.queuedOnce); err != nil {
 		return err
 	}
+	c.queuedOnce = true
 	if err := c.unstick(ctx, queued); err != nil {
 		return err
 	}

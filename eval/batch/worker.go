@@ -47,18 +47,34 @@ func Work(ctx context.Context, cfg WorkerConfig) error {
 	w := &worker{cfg: cfg, id: safeName(cfg.Name) + "-" + newID(), slots: make(chan struct{}, cfg.Workers), tune: cfg.Queue.timing()}
 	l, err := cfg.Queue.dial(ctx, "swe-adept worker "+cfg.Name, w.say)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while waiting for the server
+		}
 		return err
 	}
 	defer l.close()
 	w.link, w.js = l, l.js
-	kv, err := bucket(ctx, w.js, workersBucket, 3*w.tune.beat)
+	var kv jetstream.KeyValue
+	err = l.patient(ctx, "open the workers bucket", func() (err error) {
+		kv, err = bucket(ctx, w.js, workersBucket, w.tune.presence())
+		return err
+	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
 		return err
 	}
 	w.me = newPresence(kv, cfg.Name, w.id)
 	wctx, stop := context.WithCancelCause(ctx)
 	w.giveUp = stop
-	w.me.put(wctx)
+	if err := w.me.announce(wctx); err != nil {
+		stop(nil)
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
 	w.say(fmt.Sprintf("connected to the queue at %s as %s; serving every batch registered there", redactURL(cfg.Queue.URL), cfg.Name))
 	beating := make(chan struct{})
 	go func() { defer close(beating); w.beat(wctx) }()
@@ -66,7 +82,11 @@ func Work(ctx context.Context, cfg WorkerConfig) error {
 	w.wg.Wait()
 	stop(nil)
 	<-beating
-	w.me.leave(context.WithoutCancel(ctx))
+	if l.connected() {
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		w.me.leave(lctx)
+		cancel()
+	}
 	if cause := context.Cause(wctx); cause != nil && !errors.Is(cause, context.Canceled) {
 		return cause
 	}
@@ -126,7 +146,9 @@ func (w *worker) beat(ctx context.Context) {
 				w.giveUp(err)
 				return
 			}
-			w.me.put(ctx)
+			if w.link.connected() {
+				w.me.put(ctx)
+			}
 		}
 	}
 }
