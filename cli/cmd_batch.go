@@ -23,7 +23,8 @@ func init() {
 		usage: "--instances FILE.jsonl --repos DIR --out DIR [--workers N] [--model NAME] [--localize-model NAME]\n" +
 			"         [--script-localize F --script-resolve F] [--max-cost D] [--max-iterations N] [--timeout 30m]\n" +
 			"         [--localize-only] [--only ID,...] [--limit N] [--keep-work]\n" +
-			"         [--queue nats://HOST:PORT [--queue-creds FILE] [--ack-wait 2m] [--max-deliver 3]]",
+			"         [--queue nats://HOST:PORT [--queue-creds FILE | --queue-token-file FILE | --queue-user NAME --queue-password-file FILE]\n" +
+			"                                   [--queue-wait 5m] [--ack-wait 2m] [--max-deliver 3]]",
 		run:    runBatch,
 		flags:  declareOnly(declareBatchFlags),
 		noRepo: true,
@@ -39,6 +40,7 @@ type batchFlags struct {
 	models                      *modelFlags
 	sandbox                     *sandboxFlags
 	queue                       batch.Queue
+	secrets                     queueSecrets
 }
 
 // declareBatchFlags puts the flags of batch on fs, bound to f.
@@ -52,9 +54,9 @@ func declareBatchFlags(fs *flag.FlagSet, f *batchFlags) {
 	fs.BoolVar(&f.keepWork, "keep-work", false, "keep each instance's checkout under OUT/work/")
 	fs.StringVar(&f.only, "only", "", "comma-separated instance `ids` to run")
 	fs.IntVar(&f.limit, "limit", 0, "run at most `N` instances (0: all)")
-	queueFlags(fs, &f.queue, "run the instances on 'swe-adept worker' processes that reach it")
+	queueFlags(fs, &f.queue, &f.secrets, "run the instances on 'swe-adept worker' processes that reach it")
 	fs.DurationVar(&f.queue.AckWait, "ack-wait", batch.DefaultAckWait, "with --queue: how long a silent worker keeps an instance before another gets it")
-	fs.IntVar(&f.queue.MaxDeliver, "max-deliver", batch.DefaultMaxDeliver, "with --queue: how many times an instance is handed out before it is recorded as failed")
+	fs.IntVar(&f.queue.MaxDeliver, "max-deliver", batch.DefaultMaxDeliver, "with --queue: how many workers may start an instance and stop without a result before it is recorded as failed")
 	a := &f.agent
 	f.models = addModelFlags(fs, false)
 	f.sandbox = addSandboxFlags(fs)
@@ -66,7 +68,7 @@ func declareBatchFlags(fs *flag.FlagSet, f *batchFlags) {
 	fs.IntVar(&a.LocalizeMaxIterations, "localize-max-iterations", localize.DefaultMaxIterations, "localization search turns per instance")
 }
 
-func parseBatchFlags(args []string) (batchFlags, error) {
+func parseBatchFlags(args []string, getenv func(string) string) (batchFlags, error) {
 	var f batchFlags
 	fs := newFlags("batch")
 	declareBatchFlags(fs, &f)
@@ -83,12 +85,13 @@ func parseBatchFlags(args []string) (batchFlags, error) {
 		return f, usagef("--workers must be at least 1, not %d", f.workers)
 	case f.timeout < 0 || f.agent.MaxCost < 0 || f.limit < 0:
 		return f, usagef("--timeout, --max-cost and --limit cannot be negative")
-	case f.queue.URL == "" && f.queue.Creds != "":
-		return f, usagef("--queue-creds needs --queue")
 	case f.queue.AckWait < time.Second || f.queue.MaxDeliver < 1:
 		return f, usagef("--ack-wait must be at least 1s and --max-deliver at least 1")
 	}
 	if err := checkDir("--repos", f.repos); err != nil {
+		return f, err
+	}
+	if err := f.secrets.apply(&f.queue, getenv); err != nil {
 		return f, err
 	}
 	if f.agent.Sandbox, err = f.sandbox.options(); err != nil {
@@ -124,7 +127,7 @@ func checkBatchSandbox(o sandbox.Options, localizeOnly bool, stderr io.Writer) e
 }
 
 func runBatch(ctx context.Context, args []string) error {
-	f, err := parseBatchFlags(args)
+	f, err := parseBatchFlags(args, os.Getenv)
 	if err != nil {
 		return err
 	}
@@ -143,6 +146,8 @@ func runBatch(ctx context.Context, args []string) error {
 	var sum *batch.Summary
 	var runErr error
 	if f.queue.URL != "" {
+		warnSecretInURL(os.Stderr, f.queue.URL)
+		defer ownLog("coordinator", os.Stderr)()
 		sum, runErr = batch.RunQueued(ctx, cfg, f.queue, batch.RunnerSpec{LocalizeOnly: f.localizeOnly, Agent: f.agent})
 	} else {
 		sum, runErr = batch.Run(ctx, cfg)

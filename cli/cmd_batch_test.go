@@ -84,6 +84,7 @@ func TestBatchCommandErrors(t *testing.T) {
 		{[]string{"batch", "--instances", instances, "--repos", repos, "--out", t.TempDir(), "--workers", "0"}, 2, "--workers"},
 		{[]string{"batch", "--instances", instances, "--repos", filepath.Join(repos, "nope"), "--out", t.TempDir()}, 2, "no such folder"},
 		{[]string{"batch", "--instances", instances, "--repos", repos, "--out", t.TempDir(), "--only", "nope"}, 1, "no instances"},
+		{[]string{"batch", "--instances", instances, "--repos", repos, "--out", t.TempDir(), "--queue-user", "ann"}, 2, "need --queue"},
 	}
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("OPENAI_BASE_URL", "")

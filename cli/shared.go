@@ -23,7 +23,6 @@ import (
 	"github.com/swe-adept/swe-adept/agent/resolve"
 	"github.com/swe-adept/swe-adept/agent/run"
 	"github.com/swe-adept/swe-adept/agent/runfolder"
-	"github.com/swe-adept/swe-adept/eval/batch"
 	"github.com/swe-adept/swe-adept/eval/swebench"
 	"github.com/swe-adept/swe-adept/internal/termtext"
 	"github.com/swe-adept/swe-adept/sandbox"
@@ -263,12 +262,6 @@ func pickInstances(list []swebench.Instance, only string, limit int) []swebench.
 		list = list[:limit]
 	}
 	return list
-}
-
-// queueFlags declares how a batch or a worker reaches its NATS server.
-func queueFlags(fs *flag.FlagSet, q *batch.Queue, use string) {
-	fs.StringVar(&q.URL, "queue", "", "a NATS server with JetStream, `nats://HOST:PORT` (a token or user:password may go in the URL; commas for a cluster): "+use)
-	fs.StringVar(&q.Creds, "queue-creds", "", "a NATS credentials `file` for --queue")
 }
 
 // restoreCrashed gives the checkout back from in-place runs that crashed,

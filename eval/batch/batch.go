@@ -96,10 +96,11 @@ type Config struct {
 // resume; every finished instance is saved when it finishes. The summary
 // is written to OUT/summary.json and returned.
 func Run(ctx context.Context, cfg Config) (*Summary, error) {
-	st, err := begin(cfg)
+	st, err := begin(cfg, "batch")
 	if err != nil {
 		return nil, err
 	}
+	defer st.lock.release()
 	cfg = st.cfg
 	jobs := make(chan swebench.Instance)
 	var wg sync.WaitGroup
@@ -139,12 +140,14 @@ type started struct {
 	prog  *progress
 	todo  []swebench.Instance
 	start time.Time
+	lock  *outLock
 }
 
 // begin checks the configuration, makes the output folders, loads what an
 // earlier invocation finished and writes the batch files once, so a batch
-// that resumes shows its state before the first new instance ends.
-func begin(cfg Config) (*started, error) {
+// that resumes shows its state before the first new instance ends. It
+// holds the output folder's lock until the caller releases st.lock.
+func begin(cfg Config, role string) (*started, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -156,10 +159,15 @@ func begin(cfg Config) (*started, error) {
 			return nil, fmt.Errorf("batch output: %w", err)
 		}
 	}
-	st := &started{cfg: cfg, start: cfg.Now(), book: newBook(cfg)}
+	lock, err := lockOut(cfg.OutDir, role, cfg.Now())
+	if err != nil {
+		return nil, err
+	}
+	st := &started{cfg: cfg, start: cfg.Now(), book: newBook(cfg), lock: lock}
 	st.todo = st.book.resume()
 	st.prog = newProgress(cfg.Progress, cfg.TTY, len(cfg.Instances), len(cfg.Instances)-len(st.todo), cfg.Now)
 	if err := st.book.save(); err != nil {
+		lock.release()
 		return nil, err
 	}
 	return st, nil

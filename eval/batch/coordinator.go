@@ -8,10 +8,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
+	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/swe-adept/swe-adept/eval/swebench"
@@ -24,216 +23,357 @@ import (
 // files are rewritten, so the output is the same as a local batch's.
 // cfg.Runner is not used; spec travels to the workers instead. Stopped and
 // started again, it queues nothing twice and collects what finished while
-// it was away.
+// it was away. It never waits without saying on cfg.Progress what for,
+// and ends (with an error saying what to do) when the server lost the
+// batch or results cannot be saved.
 func RunQueued(ctx context.Context, cfg Config, q Queue, spec RunnerSpec) (*Summary, error) {
 	if cfg.Runner == nil {
 		cfg.Runner = spec.Runner() // begin checks for one; the workers make their own
 	}
-	st, err := begin(cfg)
+	st, err := begin(cfg, "coordinator")
 	if err != nil {
 		return nil, err
 	}
+	defer st.lock.release()
 	n, err := namesFor(cfg.OutDir)
 	if err != nil {
 		return nil, err
 	}
-	nc, js, err := q.connect("swe-adept batch " + n.Batch)
+	l, err := q.dial(ctx, "swe-adept batch "+n.Batch, st.prog.event)
 	if err != nil {
 		return nil, err
 	}
-	defer nc.Close()
+	defer l.close()
 	reg := registration{Names: n, Spec: spec, Timeout: cfg.Timeout, AckWait: q.ackWait(), MaxDeliver: q.maxDeliver()}
-	c, err := openCoordinator(ctx, nc, js, st, reg)
+	c, err := openCoordinator(ctx, l, st, reg, q.timing())
 	if err != nil {
 		return nil, err
 	}
-	defer c.close()
-	if err := c.collect(ctx); err != nil && ctx.Err() == nil {
-		return nil, err
+	runErr := c.collect(ctx)
+	c.close()
+	sum, err := st.end(ctx)
+	if runErr != nil && ctx.Err() == nil {
+		return sum, runErr
 	}
-	if ctx.Err() == nil {
-		c.unregister()
-	}
-	return st.end(ctx)
+	return sum, err
 }
 
 // coordinator is a batch's side of the queue.
 type coordinator struct {
 	st       *started
 	reg      registration
+	link     *link
 	js       jetstream.JetStream
 	stores   queueStores
 	registry jetstream.KeyValue
-	lost     chan uint64 // stream sequences of instances handed out MaxDeliver times
-	sub      *nats.Subscription
-	want     map[string]swebench.Instance // by token: instances without a record yet
+	workers  jetstream.KeyValue
+	lease    *lease
+	tune     timing
+
+	want    map[string]swebench.Instance // by token: instances without a saved record yet
+	order   []string                     // want's tokens in the instances file's order
+	results map[string]resultSeen        // by token: every result on the server, as last seen
+	claims  map[string]claim             // by token
+	unsaved map[string]*unsaved          // by token: results this coordinator failed to save
+	rerun   map[string]string            // by token: instances to queue again, and why
+	stuck   map[string]uint64            // by token: the message seen undeliverable at the last reconcile
+
+	queuedOnce bool // the batch was queued by this coordinator
+
+	lastResult, lastStatus time.Time
 }
 
-func openCoordinator(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, st *started, reg registration) (*coordinator, error) {
-	stores, err := create(ctx, js, reg)
-	if err != nil {
-		return nil, err
-	}
-	c := &coordinator{st: st, reg: reg, js: js, stores: stores, lost: make(chan uint64, 64), want: map[string]swebench.Instance{}}
+type resultSeen struct {
+	id    string
+	saved bool
+}
+
+type unsaved struct {
+	s     stored
+	rev   uint64
+	err   error
+	tries int
+}
+
+// saveTries is how many times a coordinator tries to save a result before
+// it gives up, once nothing else is left to wait for.
+const saveTries = 3
+
+func openCoordinator(ctx context.Context, l *link, st *started, reg registration, t timing) (*coordinator, error) {
+	c := &coordinator{st: st, reg: reg, link: l, js: l.js, tune: t, want: map[string]swebench.Instance{},
+		results: map[string]resultSeen{}, claims: map[string]claim{}, unsaved: map[string]*unsaved{},
+		rerun: map[string]string{}, stuck: map[string]uint64{}, lastResult: time.Now(), lastStatus: time.Now()}
 	for _, in := range st.todo {
-		c.want[token(in.InstanceID)] = in
+		tok := token(in.InstanceID)
+		c.want[tok] = in
+		c.order = append(c.order, tok)
 	}
-	// JetStream tells of a message that reached its delivery limit only as
-	// an advisory: subscribe before queuing so none is missed.
-	subject := fmt.Sprintf("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.%s.%s", reg.Names.Stream, consumerName)
-	c.sub, err = nc.Subscribe(subject, c.onMaxDeliveries)
+	abs, err := filepath.Abs(st.cfg.OutDir)
 	if err != nil {
-		return nil, fmt.Errorf("subscribe to delivery advisories: %w", err)
-	}
-	if c.registry, err = registry(ctx, js); err != nil {
 		return nil, err
 	}
-	if err := putJSON(ctx, c.registry, reg.Names.Batch, reg); err != nil {
-		return nil, fmt.Errorf("register batch %s: %w", reg.Names.Batch, err)
+	err = l.patient(ctx, "take the batch's lease", func() (err error) {
+		c.lease, err = acquireLease(ctx, c.js, reg.Names.Batch, abs, st.lock.prev.Lease, t.lease, st.prog.event)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := l.patient(ctx, "open the batch", func() error { return c.open(ctx) }); err != nil {
+		c.lease.release()
+		return nil, err
 	}
 	return c, nil
 }
 
-func (c *coordinator) close() { _ = c.sub.Unsubscribe() }
+func (c *coordinator) open(ctx context.Context) error {
+	if err := c.st.lock.setLease(c.lease.me.ID); err != nil {
+		return err
+	}
+	var err error
+	if c.stores, err = create(ctx, c.js, c.reg); err != nil {
+		return err
+	}
+	if c.workers, err = bucket(ctx, c.js, workersBucket, c.tune.presence()); err != nil {
+		return err
+	}
+	if c.registry, err = bucket(ctx, c.js, registryBucket, 0); err != nil {
+		return err
+	}
+	if err := putJSON(ctx, c.registry, c.reg.Names.Batch, c.reg); err != nil {
+		return fmt.Errorf("register batch %s: %w", c.reg.Names.Batch, err)
+	}
+	return nil
+}
 
-// unregister takes a finished batch off the registry, so workers stop
-// asking it for work. Its buckets stay: a later run of the same command
-// finds every result there.
-func (c *coordinator) unregister() {
-	if err := c.registry.Delete(context.Background(), c.reg.Names.Batch); err != nil {
-		slog.Warn("unregister batch", "batch", c.reg.Names.Batch, "err", err)
+// close gives the lease up, so a coordinator started next need not wait
+// for it to lapse; with the server out of reach, it lapses by itself.
+func (c *coordinator) close() {
+	if c.link.connected() {
+		c.lease.release()
 	}
 }
 
-func (c *coordinator) onMaxDeliveries(m *nats.Msg) {
-	var adv struct {
-		StreamSeq uint64 `json:"stream_seq"`
-	}
-	if err := json.Unmarshal(m.Data, &adv); err != nil || adv.StreamSeq == 0 {
-		slog.Warn("unreadable delivery advisory", "err", err)
-		return
-	}
-	select {
-	case c.lost <- adv.StreamSeq:
-	default:
-		slog.Warn("delivery advisory dropped", "seq", adv.StreamSeq)
-	}
-}
-
-// collect watches the results bucket (its current contents first, so
-// results that arrived while no coordinator ran are collected too), queues
-// the instances that have none, and books each result until every
-// instance has one or ctx ends.
+// collect watches the results and the claims (their current contents
+// first, so results that arrived while no coordinator ran are collected
+// too), reconciles with the server once both are read and periodically
+// after, and books each result, until every instance is saved, the
+// server lost the batch, or ctx ends.
 func (c *coordinator) collect(ctx context.Context) error {
-	if len(c.want) == 0 {
-		return nil
-	}
-	results, err := c.stores.results.WatchAll(ctx)
+	results, err := c.watch(ctx, "results", c.stores.results)
 	if err != nil {
-		return fmt.Errorf("watch results: %w", err)
+		return err
 	}
 	defer results.Stop()
-	running, err := c.stores.running.WatchAll(ctx)
+	claims, err := c.watch(ctx, "claims", c.stores.claims)
 	if err != nil {
-		return fmt.Errorf("watch running instances: %w", err)
+		return err
 	}
-	defer running.Stop()
-	queued, runningC := false, running.Updates()
-	for len(c.want) > 0 {
+	defer claims.Stop()
+	reconcile := time.NewTicker(c.tune.reconcile)
+	defer reconcile.Stop()
+	renew := time.NewTicker(c.tune.lease / 3)
+	defer renew.Stop()
+	loaded := 0 // initial contents read, of the two watches
+	for {
+		if loaded == 2 && c.finished() {
+			return c.finish(ctx)
+		}
+		var err error
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case e, ok := <-results.Updates():
-			if !ok {
-				return errors.New("the results watch ended")
+			switch {
+			case !ok:
+				err = c.lost(ctx, errors.New("the results watch ended"))
+			case e == nil:
+				loaded++
+				err = c.loadedOne(ctx, loaded)
+			default:
+				c.onResult(ctx, e)
 			}
-			if e == nil && !queued {
-				// The bucket's current contents are in: queue the rest.
-				queued = true
-				if err := c.queue(ctx); err != nil {
-					return err
-				}
-				continue
+		case e, ok := <-claims.Updates():
+			switch {
+			case !ok:
+				err = c.lost(ctx, errors.New("the claims watch ended"))
+			case e == nil:
+				loaded++
+				err = c.loadedOne(ctx, loaded)
+			default:
+				c.onClaim(e, loaded == 2)
 			}
-			c.take(ctx, e)
-		case e, ok := <-runningC:
-			if !ok {
-				runningC = nil // progress only: the results still arrive
-				continue
+		case <-reconcile.C:
+			if loaded == 2 {
+				err = c.reconcile(ctx)
 			}
-			c.started(e)
-		case seq := <-c.lost:
-			c.failLost(ctx, seq)
+		case <-renew.C:
+			err = c.lease.renew(ctx)
 		}
-	}
-	return nil
-}
-
-// queue publishes each wanted instance that has no result yet. An instance
-// still waiting from an earlier invocation is refused by the stream and
-// left as it is.
-func (c *coordinator) queue(ctx context.Context) error {
-	n := 0
-	for tok, in := range c.want {
-		data, err := json.Marshal(in)
 		if err != nil {
-			return fmt.Errorf("queue %s: %w", in.InstanceID, err)
+			return err
 		}
-		_, err = c.js.Publish(ctx, c.reg.Names.Subject+"."+tok, data, jetstream.WithMsgID(c.reg.Names.Batch+"/"+tok))
-		switch {
-		case alreadyQueued(err):
-		case err != nil:
-			return fmt.Errorf("queue %s: %w", in.InstanceID, err)
-		default:
-			n++
-		}
-	}
-	slog.Info("batch queued", "batch", c.reg.Names.Batch, "new", n, "waiting", len(c.want))
-	return nil
-}
-
-func (c *coordinator) started(e jetstream.KeyValueEntry) {
-	if e == nil || e.Operation() != jetstream.KeyValuePut {
-		return
-	}
-	if in, ok := c.want[e.Key()]; ok {
-		c.st.prog.started(in.InstanceID)
 	}
 }
 
-// take books one result: its run folder is fetched and unpacked into
-// place first, so runs/<id> is complete whenever the record says done.
-func (c *coordinator) take(ctx context.Context, e jetstream.KeyValueEntry) {
-	if e == nil || e.Operation() != jetstream.KeyValuePut {
+func (c *coordinator) watch(ctx context.Context, what string, kv jetstream.KeyValue) (jetstream.KeyWatcher, error) {
+	var w jetstream.KeyWatcher
+	err := c.link.patient(ctx, "watch "+what, func() (err error) {
+		w, err = kv.WatchAll(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, c.lost(ctx, fmt.Errorf("watch %s: %w", what, err))
+	}
+	return w, nil
+}
+
+func (c *coordinator) loadedOne(ctx context.Context, loaded int) error {
+	if loaded < 2 {
+		return nil
+	}
+	return c.reconcile(ctx)
+}
+
+// lost names the server's loss of the batch when that is why err
+// happened.
+func (c *coordinator) lost(ctx context.Context, err error) error {
+	if _, serr := c.js.Stream(ctx, c.reg.Names.Stream); gone(serr) || gone(err) {
+		return errDataLost
+	}
+	return err
+}
+
+// onResult takes note of a result and saves it when this coordinator
+// wants it.
+func (c *coordinator) onResult(ctx context.Context, e jetstream.KeyValueEntry) {
+	tok := e.Key()
+	if e.Operation() != jetstream.KeyValuePut {
+		delete(c.results, tok)
 		return
 	}
-	in, ok := c.want[e.Key()]
+	s, ok := decodeResult(tok, e.Value())
+	in, wanted := c.want[tok]
+	if !ok {
+		if wanted {
+			c.rerun[tok] = "its result on the server is unreadable"
+		}
+		return
+	}
+	c.results[tok] = resultSeen{id: s.Record.InstanceID, saved: s.Saved}
+	if !wanted || s.Record.InstanceID != in.InstanceID {
+		return
+	}
+	if s.Saved {
+		c.rerun[tok] = "its run folder was deleted"
+		return
+	}
+	c.save(ctx, tok, in, s, e.Revision())
+}
+
+// decodeResult reads a result as stored, or as an earlier version of the
+// worker stored it (the record alone, its run folder under the token).
+func decodeResult(tok string, b []byte) (stored, bool) {
+	var s stored
+	if err := json.Unmarshal(b, &s); err == nil && s.Record.InstanceID != "" {
+		return s, true
+	}
+	var rec Record
+	if err := json.Unmarshal(b, &rec); err == nil && rec.InstanceID != "" {
+		return stored{Record: rec, Archive: tok}, true
+	}
+	return stored{}, false
+}
+
+func (c *coordinator) onClaim(e jetstream.KeyValueEntry, live bool) {
+	tok := e.Key()
+	var cl claim
+	if e.Operation() != jetstream.KeyValuePut || json.Unmarshal(e.Value(), &cl) != nil {
+		delete(c.claims, tok)
+		return
+	}
+	c.claims[tok] = cl
+	in, ok := c.want[tok]
 	if !ok {
 		return
 	}
-	var rec Record
-	if err := json.Unmarshal(e.Value(), &rec); err != nil || rec.InstanceID != in.InstanceID {
-		slog.Error("unreadable result; waiting for another", "instance", in.InstanceID, "err", err)
+	if !live {
+		return // a claim from before this coordinator started: its worker may be long gone
+	}
+	if cl.Worker == "" {
+		c.st.prog.abandoned(in.InstanceID)
 		return
 	}
-	if err := c.fetchRunFolder(ctx, e.Key(), in.InstanceID); err != nil {
-		slog.Error("fetch run folder; keeping the record alone", "instance", in.InstanceID, "err", err)
-		rec.Message = strings.TrimSpace(rec.Message + "\n(run folder not fetched: " + err.Error() + ")")
-		if err := c.saveRecordOnly(rec); err != nil {
-			slog.Error("save result", "instance", in.InstanceID, "err", err)
-			return
-		}
+	c.st.prog.started(in.InstanceID)
+	if cl.Attempt > 1 {
+		c.st.prog.event(fmt.Sprintf("%s: attempt %d of %d, on %s (after %s)", in.InstanceID, cl.Attempt, c.reg.MaxDeliver, cl.Worker, nonEmpty(cl.Previous, "another worker")))
 	}
-	delete(c.want, e.Key())
-	c.st.finish(rec)
 }
 
-func (c *coordinator) fetchRunFolder(ctx context.Context, key, id string) error {
-	obj, err := c.stores.runs.Get(ctx, key)
+// save books one result: its run folder is fetched and unpacked into
+// place first, so runs/<id> is complete whenever the record says done. A
+// result that cannot be saved stays on the server and is tried again.
+func (c *coordinator) save(ctx context.Context, tok string, in swebench.Instance, s stored, rev uint64) {
+	rec, err := c.saveLocal(ctx, s)
 	if err != nil {
-		return err
+		u := c.unsaved[tok]
+		if u == nil {
+			u = &unsaved{}
+			c.unsaved[tok] = u
+			c.st.prog.event(fmt.Sprintf("cannot save %s: %v; its result is kept on the server, and saving it is tried again", in.InstanceID, err))
+		}
+		u.s, u.rev, u.err = s, rev, err
+		u.tries++
+		slog.Error("save result", "instance", in.InstanceID, "tries", u.tries, "err", err)
+		return
 	}
-	defer obj.Close()
+	delete(c.unsaved, tok)
+	delete(c.want, tok)
+	c.lastResult = time.Now()
+	c.st.finish(rec)
+	s.Saved = true
+	b, err := json.Marshal(s)
+	if err == nil {
+		_, err = c.stores.results.Update(ctx, tok, b, rev)
+	}
+	if err != nil {
+		slog.Warn("mark a result saved", "instance", in.InstanceID, "err", err)
+	}
+}
+
+// saveFault, when set, fails saving an instance's result as a full disk
+// would; fault tests set it.
+var saveFault = func(id string) error { return nil }
+
+// saveLocal writes a result's run folder under runs/. A run folder the
+// server no longer has (or cannot be unpacked) leaves the record alone,
+// saying so; a server that does not answer leaves the result for later.
+func (c *coordinator) saveLocal(ctx context.Context, s stored) (Record, error) {
+	rec := s.Record
+	if err := saveFault(rec.InstanceID); err != nil {
+		return rec, err
+	}
+	if s.Archive == "" {
+		return rec, c.saveRecordOnly(rec) // a failure recorded without running: there is no run folder
+	}
+	obj, err := c.stores.runs.Get(ctx, s.Archive)
+	if err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
+		return rec, fmt.Errorf("fetch run folder: %w", err)
+	}
+	why := err
+	if err == nil {
+		why = c.unpackRunFolder(obj, rec.InstanceID)
+		obj.Close()
+		if why == nil {
+			return rec, nil
+		}
+	}
+	slog.Error("fetch run folder; keeping the record alone", "instance", rec.InstanceID, "err", why)
+	rec.Message = strings.TrimSpace(rec.Message + "\n(run folder not fetched: " + why.Error() + ")")
+	return rec, c.saveRecordOnly(rec)
+}
+
+func (c *coordinator) unpackRunFolder(obj jetstream.ObjectResult, id string) error {
 	name := DirName(id)
 	runs := filepath.Join(c.st.cfg.OutDir, RunsDir)
 	stage := filepath.Join(runs, "."+name+".partial")
@@ -258,41 +398,5 @@ func (c *coordinator) saveRecordOnly(rec Record) error {
 	if err := fresh(stage, ""); err != nil {
 		return err
 	}
-	if !save(Config{KeepWork: true}, rec, stage, filepath.Join(runs, name), "") {
-		return errors.New("see the log")
-	}
-	return nil
-}
-
-// failLost records an instance whose workers all stopped without a result
-// (killed, or lost their connection) as failed, and frees its place in
-// the stream.
-func (c *coordinator) failLost(ctx context.Context, seq uint64) {
-	stream, err := c.js.Stream(ctx, c.reg.Names.Stream)
-	if err != nil {
-		slog.Error("read lost instance", "seq", seq, "err", err)
-		return
-	}
-	msg, err := stream.GetMsg(ctx, seq)
-	if err != nil {
-		slog.Error("read lost instance", "seq", seq, "err", err)
-		return
-	}
-	tok := strings.TrimPrefix(msg.Subject, c.reg.Names.Subject+".")
-	in, ok := c.want[tok]
-	if !ok {
-		return
-	}
-	now := c.st.cfg.Now().UTC()
-	rec := Record{InstanceID: in.InstanceID, Status: StatusError, Started: now, Ended: now,
-		Message: "handed out " + strconv.Itoa(c.reg.MaxDeliver) + " times, and each worker stopped without a result (killed, or cut off from the queue)"}
-	if err := c.saveRecordOnly(rec); err != nil {
-		slog.Error("save lost instance", "instance", in.InstanceID, "err", err)
-		return
-	}
-	if err := stream.DeleteMsg(ctx, seq); err != nil {
-		slog.Warn("remove lost instance from the queue", "instance", in.InstanceID, "err", err)
-	}
-	delete(c.want, tok)
-	c.st.finish(rec)
+	return saveFolder(rec, stage, filepath.Join(runs, name))
 }

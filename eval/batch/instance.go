@@ -168,15 +168,7 @@ func writePatch(stage, patch string, localizeOnly bool) error {
 // save writes done.json into the staging folder and moves the folder into
 // place in one rename, so runs/<id> is either absent or complete.
 func save(cfg Config, rec Record, stage, final, work string) bool {
-	if err := atomicfile.WriteJSON(filepath.Join(stage, DoneFile), rec); err != nil {
-		slog.Error("save instance", "instance", rec.InstanceID, "err", err)
-		return false
-	}
-	if err := os.RemoveAll(final); err != nil {
-		slog.Error("save instance", "instance", rec.InstanceID, "err", err)
-		return false
-	}
-	if err := os.Rename(stage, final); err != nil {
+	if err := saveFolder(rec, stage, final); err != nil {
 		slog.Error("save instance", "instance", rec.InstanceID, "err", err)
 		return false
 	}
@@ -186,6 +178,19 @@ func save(cfg Config, rec Record, stage, final, work string) bool {
 		}
 	}
 	return true
+}
+
+func saveFolder(rec Record, stage, final string) error {
+	if err := atomicfile.WriteJSON(filepath.Join(stage, DoneFile), rec); err != nil {
+		return fmt.Errorf("save %s: %w", rec.InstanceID, err)
+	}
+	if err := os.RemoveAll(final); err != nil {
+		return fmt.Errorf("save %s: %w", rec.InstanceID, err)
+	}
+	if err := os.Rename(stage, final); err != nil {
+		return fmt.Errorf("save %s: %w", rec.InstanceID, err)
+	}
+	return nil
 }
 
 // loadRecord reads a finished instance's done.json.

@@ -96,6 +96,20 @@ func (p *progress) draw() {
 	fmt.Fprintf(p.w, "\r\033[K%s%s", line, p.eta())
 }
 
+// event prints one line about the batch (a fault, a wait) above the bar.
+func (p *progress) event(msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.w == nil {
+		return
+	}
+	if p.tty {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+	fmt.Fprintf(p.w, "%s  %s\n", p.now().Format("15:04:05"), visible(msg))
+	p.draw()
+}
+
 func (p *progress) line(s string) {
 	if p.w != nil {
 		fmt.Fprintln(p.w, s)
@@ -118,4 +132,15 @@ func firstLine(s string) string {
 		s = s[:157] + "..."
 	}
 	return s
+}
+
+// visible keeps a line of text from a file, a repository or a server from
+// driving the terminal: control characters become U+FFFD.
+func visible(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\t' || r >= 0x7f && r < 0xa0 {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
 }

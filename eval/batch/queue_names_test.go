@@ -19,7 +19,7 @@ func TestQueueNames(t *testing.T) {
 		t.Fatalf("two folders of the same name share %q", a.Batch)
 	}
 	valid := regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
-	for _, n := range []string{a.Batch, a.Stream, a.Results, a.Running, a.Runs} {
+	for _, n := range []string{a.Batch, a.Stream, a.Results, a.Claims, a.Runs} {
 		if !valid.MatchString(n) {
 			t.Errorf("%q is not a valid stream or bucket name", n)
 		}
@@ -44,8 +44,8 @@ func TestToken(t *testing.T) {
 func TestRedactURL(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"nats://localhost:4222", "nats://localhost:4222"},
-		{"nats://s3cret@queue:4222", "nats://%2A%2A%2A@queue:4222"},
-		{"nats://ann:pw@a:4222,nats://b:4222", "nats://%2A%2A%2A@a:4222,nats://b:4222"},
+		{"nats://s3cret@queue:4222", "nats://***@queue:4222"},
+		{"nats://ann:pw@a:4222,nats://b:4222", "nats://***@a:4222,nats://b:4222"},
 		{"::", "(unreadable URL)"},
 	}
 	for _, tt := range tests {

@@ -2,90 +2,16 @@ package batch
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/swe-adept/swe-adept/eval/swebench"
 )
-
-// Variables that make this test binary a worker process, for the test
-// that kills one.
-const (
-	envWorkerQueue = "SWE_ADEPT_TEST_WORKER_QUEUE"
-	envWorkerRepos = "SWE_ADEPT_TEST_WORKER_REPOS"
-	envWorkerDir   = "SWE_ADEPT_TEST_WORKER_DIR"
-	// SWE_ADEPT_TEST_COORDINATOR=queue|instances|repos|out makes it a coordinator.
-	envCoordinator = "SWE_ADEPT_TEST_COORDINATOR"
-)
-
-func TestMain(m *testing.M) {
-	if url := os.Getenv(envWorkerQueue); url != "" {
-		os.Exit(workerProcess(url))
-	}
-	if args := os.Getenv(envCoordinator); args != "" {
-		os.Exit(coordinatorProcess(strings.Split(args, "|")))
-	}
-	os.Exit(m.Run())
-}
-
-// workerProcess is a real worker process whose runner hangs until the
-// process is killed.
-func workerProcess(url string) int {
-	err := Work(context.Background(), WorkerConfig{Queue: Queue{URL: url}, ReposDir: os.Getenv(envWorkerRepos),
-		WorkDir: os.Getenv(envWorkerDir), Name: "doomed", NewRunner: func(s RunnerSpec) Runner {
-			return runnerFunc(func(ctx context.Context, job Job) (Result, error) {
-				<-ctx.Done() // hang until killed: the test kills this process mid-instance
-				return Result{}, ctx.Err()
-			})
-		}})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
-}
-
-// coordinatorProcess is a real coordinator process, for the test that
-// kills one.
-func coordinatorProcess(args []string) int {
-	ins, _, err := swebench.ReadInstancesFile(args[1])
-	if err == nil {
-		_, err = RunQueued(context.Background(), Config{Instances: ins, ReposDir: args[2], OutDir: args[3]},
-			Queue{URL: args[0], AckWait: 2 * time.Second}, RunnerSpec{Agent: agentRunner()})
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
-}
-
-// natsServer starts a JetStream server on loopback for one test.
-func natsServer(t *testing.T) string {
-	t.Helper()
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
-		StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("the NATS server did not start")
-	}
-	t.Cleanup(s.Shutdown)
-	return s.ClientURL()
-}
 
 // workers runs n in-process workers until the test ends, each counting
 // the instances its runner was given.
@@ -94,12 +20,13 @@ type workerPool struct {
 	calls map[string]int // instance → runner calls, over every worker
 	by    map[string]string
 	wrap  func(id string, r Runner) Runner
+	light bool // run lightRunner rather than the batch's own
 }
 
 func (p *workerPool) start(t *testing.T, ctx context.Context, url, repos string, names ...string) {
 	t.Helper()
 	for _, name := range names {
-		cfg := WorkerConfig{Queue: Queue{URL: url}, ReposDir: repos, WorkDir: filepath.Join(t.TempDir(), name), Name: name,
+		cfg := WorkerConfig{Queue: testQueue(url, 0, 0), ReposDir: repos, WorkDir: filepath.Join(t.TempDir(), name), Name: name,
 			Workers: 1, NewRunner: p.runner(name)}
 		done := make(chan error, 1)
 		go func() { done <- Work(ctx, cfg) }()
@@ -114,6 +41,9 @@ func (p *workerPool) start(t *testing.T, ctx context.Context, url, repos string,
 func (p *workerPool) runner(name string) func(RunnerSpec) Runner {
 	return func(s RunnerSpec) Runner {
 		var r Runner = s.Runner()
+		if p.light {
+			r = lightRunner()
+		}
 		return runnerFunc(func(ctx context.Context, job Job) (Result, error) {
 			p.mu.Lock()
 			if p.calls == nil {
@@ -131,13 +61,13 @@ func (p *workerPool) runner(name string) func(RunnerSpec) Runner {
 	}
 }
 
-// twentyInstances is the run sample under 19 ids and one instance whose
+// sampleInstances is the run sample under n ids and one instance whose
 // repository no worker has.
-func twentyInstances(t *testing.T) (string, []swebench.Instance) {
+func sampleInstances(t *testing.T, n int) (string, []swebench.Instance) {
 	repos, ins := inventoryBatch(t)
 	base := ins[0]
 	ins = ins[:0]
-	for i := range 19 {
+	for i := range n {
 		in := base
 		in.InstanceID = fmt.Sprintf("acme__inventory-%d", i+1)
 		ins = append(ins, in)
@@ -147,28 +77,35 @@ func twentyInstances(t *testing.T) (string, []swebench.Instance) {
 	return repos, append(ins, missing)
 }
 
-// TestQueueMatchesLocalBatch runs twenty scripted instances through a real
-// JetStream server with three workers, and compares the output with a
-// local batch of the same instances.
+// TestQueueMatchesLocalBatch runs scripted whole runs through a real
+// JetStream server with two workers, and compares the output with a
+// local batch of the same instances. (Two: each run's commands have a
+// time limit, which a loaded machine would reach with more at once.)
 func TestQueueMatchesLocalBatch(t *testing.T) {
+	// Not parallel: whole scripted runs need the CPU the fault tests would take.
 	url := natsServer(t)
-	repos, ins := twentyInstances(t)
+	repos, ins := sampleInstances(t, 4)
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	pool := &workerPool{}
-	pool.start(t, ctx, url, repos, "w1", "w2", "w3")
+	pool.start(t, ctx, url, repos, "w1", "w2")
 
 	out := t.TempDir()
 	spec := RunnerSpec{Agent: agentRunner()}
-	sum, err := RunQueued(ctx, Config{Instances: ins, ReposDir: repos, OutDir: out}, Queue{URL: url, AckWait: 2 * time.Second}, spec)
+	sum, err := RunQueued(ctx, Config{Instances: ins, ReposDir: repos, OutDir: out}, testQueue(url, 2*time.Second, 0), spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Finished != 20 || sum.ByStatus["submitted"] != 19 || sum.ByStatus[StatusSetup] != 1 {
+	if sum.Finished != 5 || sum.ByStatus["submitted"] != 4 || sum.ByStatus[StatusSetup] != 1 {
+		for _, in := range ins {
+			if rec := readRecord(t, out, in.InstanceID); rec.Status != "submitted" {
+				t.Logf("%s: %s: %s", in.InstanceID, rec.Status, rec.Message)
+			}
+		}
 		t.Fatalf("queued batch: %+v", sum)
 	}
 	pool.mu.Lock()
-	for _, in := range ins[:19] {
+	for _, in := range ins[:4] {
 		if pool.calls[in.InstanceID] != 1 {
 			t.Errorf("%s ran %d times", in.InstanceID, pool.calls[in.InstanceID])
 		}
@@ -182,13 +119,13 @@ func TestQueueMatchesLocalBatch(t *testing.T) {
 		t.Errorf("the instances ran on %d worker(s)", len(used))
 	}
 	gone := readRecord(t, out, "gone__gone-1")
-	if !strings.Contains(gone.Message, "each of 3 deliveries") {
-		t.Errorf("the instance that failed everywhere: %+v", gone)
+	if gone.Status != StatusSetup || !strings.Contains(gone.Message, "no connected worker can set it up") {
+		t.Errorf("the instance no worker can set up: %+v", gone)
 	}
 	checkRunFolder(t, filepath.Join(out, RunsDir, "acme__inventory-2"))
 
 	local := t.TempDir()
-	if _, err := Run(context.Background(), Config{Instances: ins, ReposDir: repos, OutDir: local, Workers: 3, Runner: spec.Runner()}); err != nil {
+	if _, err := Run(context.Background(), Config{Instances: ins, ReposDir: repos, OutDir: local, Workers: 2, Runner: spec.Runner()}); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []string{PredsJSONL, PredsJSON} {
@@ -201,9 +138,9 @@ func TestQueueMatchesLocalBatch(t *testing.T) {
 // TestQueueWorkerKilled kills a worker process mid-instance: the instance
 // is handed to another worker once the killed one stops its heartbeats.
 func TestQueueWorkerKilled(t *testing.T) {
+	t.Parallel()
 	url := natsServer(t)
-	repos, ins := inventoryBatch(t)
-	ins = ins[:1]
+	repos, ins := lightBatch(t, 1)
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	out := t.TempDir()
@@ -214,22 +151,15 @@ func TestQueueWorkerKilled(t *testing.T) {
 	done := make(chan result, 1)
 	go func() {
 		sum, err := RunQueued(ctx, Config{Instances: ins, ReposDir: repos, OutDir: out},
-			Queue{URL: url, AckWait: time.Second}, RunnerSpec{Agent: agentRunner()})
+			testQueue(url, time.Second, 0), RunnerSpec{Agent: agentRunner()})
 		done <- result{sum, err}
 	}()
 
-	doomed := exec.Command(os.Args[0], "-test.run=^$")
-	doomed.Env = append(os.Environ(), envWorkerQueue+"="+url, envWorkerRepos+"="+repos, envWorkerDir+"="+t.TempDir())
-	if err := doomed.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitRunning(t, url, out, ins[0].InstanceID, "doomed")
-	if err := doomed.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = doomed.Wait()
+	doomed := startProc(t, "doomed worker", procSpec{Role: "worker", URL: url, Repos: repos, Work: t.TempDir(), Name: "doomed", Hang: []string{"*"}})
+	doomed.waitFor(t, "started "+ins[0].InstanceID, printLimit)
+	doomed.kill(t)
 
-	pool := &workerPool{}
+	pool := &workerPool{light: true}
 	pool.start(t, ctx, url, repos, "survivor")
 	r := <-done
 	if r.err != nil || r.sum.ByStatus["submitted"] != 1 {
@@ -238,46 +168,38 @@ func TestQueueWorkerKilled(t *testing.T) {
 	if rec := readRecord(t, out, ins[0].InstanceID); rec.Worker != "survivor" {
 		t.Fatalf("finished by %q", rec.Worker)
 	}
+	checkOutput(t, out, repos, ins)
 }
 
 // TestQueueCoordinatorRestarted kills the coordinator process once its
 // first result is saved and starts another: it finishes the batch with
 // every instance run once.
 func TestQueueCoordinatorRestarted(t *testing.T) {
+	t.Parallel()
 	url := natsServer(t)
-	repos, ins := inventoryBatch(t)
+	repos, ins := lightBatch(t, 3)
 	wctx, stopWorkers := context.WithCancel(context.Background())
 	defer stopWorkers()
-	pool := &workerPool{}
+	held := make(chan struct{}) // the instances after the first wait until the coordinator is killed
+	pool := &workerPool{light: true, wrap: func(id string, r Runner) Runner {
+		if id == ins[0].InstanceID {
+			return r
+		}
+		return runnerFunc(func(ctx context.Context, job Job) (Result, error) {
+			<-held
+			return r.Run(ctx, job)
+		})
+	}}
 	pool.start(t, wctx, url, repos, "w1", "w2")
 	out := t.TempDir()
-	list := filepath.Join(t.TempDir(), "instances.jsonl")
-	var lines []string
-	for _, in := range ins {
-		b, err := json.Marshal(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, string(b))
-	}
-	if err := os.WriteFile(list, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-
-	first := exec.Command(os.Args[0], "-test.run=^$")
-	first.Env = append(os.Environ(), envCoordinator+"="+strings.Join([]string{url, list, repos, out}, "|"))
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitFile(t, filepath.Join(out, RunsDir, DirName(ins[0].InstanceID), DoneFile), filepath.Join(out, RunsDir, DirName(ins[1].InstanceID), DoneFile))
-	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = first.Wait()
+	first := startProc(t, "first coordinator", procSpec{Role: "coordinator", URL: url, Instances: writeInstances(t, ins), Repos: repos, Out: out, AckWait: steadyAckWait})
+	waitFile(t, filepath.Join(out, RunsDir, DirName(ins[0].InstanceID), DoneFile))
+	first.kill(t)
+	close(held)
 
 	sum, err := RunQueued(context.Background(), Config{Instances: ins, ReposDir: repos, OutDir: out},
-		Queue{URL: url, AckWait: 2 * time.Second}, RunnerSpec{Agent: agentRunner()})
-	if err != nil || sum.Finished != 3 || sum.ByStatus["submitted"] != 3 || sum.Resumed < 1 {
+		testQueue(url, steadyAckWait, 0), RunnerSpec{Agent: agentRunner()})
+	if err != nil || sum.Finished != 3 || sum.ByStatus["submitted"] != 3 || sum.Resumed != 1 {
 		t.Fatalf("restarted: %+v, %v", sum, err)
 	}
 	pool.mu.Lock()
@@ -287,13 +209,13 @@ func TestQueueCoordinatorRestarted(t *testing.T) {
 			t.Errorf("%s ran %d times", in.InstanceID, pool.calls[in.InstanceID])
 		}
 	}
-	checkPreds(t, out, repos, ins)
+	checkOutput(t, out, repos, ins)
 }
 
 // waitFile waits until any of the files exists.
 func waitFile(t *testing.T, paths ...string) {
 	t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(exitLimit); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		for _, p := range paths {
 			if _, err := os.Stat(p); err == nil {
 				return
@@ -306,11 +228,12 @@ func waitFile(t *testing.T, paths ...string) {
 // TestQueueRunnerCrashes: a runner that panics on one instance every time
 // leaves it failed after the delivery limit, and the worker goes on.
 func TestQueueRunnerCrashes(t *testing.T) {
+	t.Parallel()
 	url := natsServer(t)
-	repos, ins := inventoryBatch(t)
+	repos, ins := lightBatch(t, 3)
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	pool := &workerPool{wrap: func(id string, r Runner) Runner {
+	pool := &workerPool{light: true, wrap: func(id string, r Runner) Runner {
 		if id != "acme__inventory-2" {
 			return r
 		}
@@ -319,7 +242,7 @@ func TestQueueRunnerCrashes(t *testing.T) {
 	pool.start(t, ctx, url, repos, "w1")
 	out := t.TempDir()
 	sum, err := RunQueued(ctx, Config{Instances: ins, ReposDir: repos, OutDir: out},
-		Queue{URL: url, AckWait: time.Second, MaxDeliver: 2}, RunnerSpec{Agent: agentRunner()})
+		testQueue(url, time.Second, 2), RunnerSpec{Agent: agentRunner()})
 	if err != nil || sum.ByStatus["submitted"] != 2 || sum.ByStatus[StatusError] != 1 {
 		t.Fatalf("batch: %+v, %v", sum, err)
 	}
@@ -332,35 +255,7 @@ func TestQueueRunnerCrashes(t *testing.T) {
 	if pool.calls["acme__inventory-2"] != 2 {
 		t.Fatalf("the crashing instance ran %d times", pool.calls["acme__inventory-2"])
 	}
-}
-
-// waitRunning waits until a worker marks the instance as its own.
-func waitRunning(t *testing.T, url, out, id, worker string) {
-	t.Helper()
-	n, err := namesFor(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc, js, err := Queue{URL: url}.connect("test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		kv, err := js.KeyValue(ctx, n.Running)
-		if err == nil {
-			var e jetstream.KeyValueEntry
-			if e, err = kv.Get(ctx, token(id)); err == nil && string(e.Value()) == worker {
-				cancel()
-				return
-			}
-		}
-		cancel()
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("%s never started on %s", id, worker)
+	checkOutput(t, out, repos, ins, "acme__inventory-2")
 }
 
 func readRecord(t *testing.T, out, id string) Record {
@@ -379,4 +274,46 @@ func readFile(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestQueueWorkerGivesUp: a worker that fails to set up instances of one
+// repository after another, though it has each, stops with an error that
+// says so; the instances no connected worker could set up are recorded
+// as failed, with the reason.
+func TestQueueWorkerGivesUp(t *testing.T) {
+	t.Parallel()
+	url := natsServer(t)
+	repos := t.TempDir()
+	var ins []swebench.Instance
+	for _, repo := range []string{"broken/a", "broken/b", "broken/c"} {
+		if err := os.MkdirAll(swebench.RepoDir(repos, repo), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		ins = append(ins, swebench.Instance{InstanceID: strings.ReplaceAll(repo, "/", "__") + "-1", Repo: repo,
+			BaseCommit: strings.Repeat("1", 40), ProblemStatement: "broken"})
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	worked := make(chan error, 1)
+	go func() {
+		worked <- Work(ctx, WorkerConfig{Queue: testQueue(url, 0, 0), ReposDir: repos, WorkDir: t.TempDir(), Name: "w1",
+			NewRunner: func(RunnerSpec) Runner { return lightRunner() }})
+	}()
+	out := t.TempDir()
+	sum, err := RunQueued(ctx, Config{Instances: ins, ReposDir: repos, OutDir: out}, testQueue(url, 0, 0), RunnerSpec{Agent: agentRunner()})
+	if err != nil || sum.ByStatus[StatusSetup] != 3 {
+		t.Fatalf("batch: %+v, %v", sum, err)
+	}
+	if rec := readRecord(t, out, ins[0].InstanceID); !strings.Contains(rec.Message, "no connected worker can set it up (w1: ") {
+		t.Errorf("record: %+v", rec)
+	}
+	select {
+	case err := <-worked:
+		if err == nil || !strings.Contains(err.Error(), "failed for 3 repositories in a row") {
+			t.Fatalf("the worker ended with %v", err)
+		}
+	case <-time.After(exitLimit):
+		t.Fatal("the worker did not give up")
+	}
+	checkOutput(t, out, repos, ins, ins[0].InstanceID, ins[1].InstanceID, ins[2].InstanceID)
 }

@@ -1,7 +1,6 @@
 package batch
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,10 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/swe-adept/swe-adept/eval/swebench"
-	"github.com/swe-adept/swe-adept/internal/atomicfile"
 )
 
 // WorkerConfig is one `swe-adept worker` process.
@@ -29,7 +26,7 @@ type WorkerConfig struct {
 	// NewRunner makes the runner for a batch from its spec; nil: spec.Runner.
 	// The model key comes from this process's environment, never the queue.
 	NewRunner func(RunnerSpec) Runner
-	Progress  io.Writer // a line per instance started and finished; nil: none
+	Progress  io.Writer // a line per instance started and finished, and per fault; nil: none
 	Now       func() time.Time
 }
 
@@ -38,24 +35,61 @@ type WorkerConfig struct {
 // (run folder archive, then record) before its instance is acknowledged,
 // and the instance is kept in progress with heartbeats while it runs, so
 // a slow instance is never handed to a second worker and a dead worker's
-// instance goes to another.
+// instance goes to another. A repository this worker cannot set up is
+// left to other workers; Work gives up (with an error) when setting up
+// fails for repository after repository, or the server stays unreachable
+// for longer than cfg.Queue.Wait.
 func Work(ctx context.Context, cfg WorkerConfig) error {
 	cfg = cfg.withDefaults()
 	if _, err := os.Stat(cfg.ReposDir); err != nil {
 		return fmt.Errorf("repositories folder: %w", err)
 	}
-	nc, js, err := cfg.Queue.connect("swe-adept worker " + cfg.Name)
+	w := &worker{cfg: cfg, id: safeName(cfg.Name) + "-" + newID(), slots: make(chan struct{}, cfg.Workers), tune: cfg.Queue.timing()}
+	l, err := cfg.Queue.dial(ctx, "swe-adept worker "+cfg.Name, w.say)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while waiting for the server
+		}
 		return err
 	}
-	defer nc.Close()
-	reg, err := registry(ctx, js)
+	defer l.close()
+	w.link, w.js = l, l.js
+	var kv jetstream.KeyValue
+	err = l.patient(ctx, "open the workers bucket", func() (err error) {
+		kv, err = bucket(ctx, w.js, workersBucket, w.tune.presence())
+		return err
+	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
 		return err
 	}
-	w := &worker{cfg: cfg, js: js, slots: make(chan struct{}, cfg.Workers)}
-	err = w.follow(ctx, reg)
+	w.me = newPresence(kv, cfg.Name, w.id)
+	wctx, stop := context.WithCancelCause(ctx)
+	w.giveUp = stop
+	if err := w.me.announce(wctx); err != nil {
+		stop(nil)
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	w.say(fmt.Sprintf("connected to the queue at %s as %s; serving every batch registered there", redactURL(cfg.Queue.URL), cfg.Name))
+	beating := make(chan struct{})
+	go func() { defer close(beating); w.beat(wctx) }()
+	err = w.follow(wctx)
 	w.wg.Wait()
+	stop(nil)
+	<-beating
+	if l.connected() {
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		w.me.leave(lctx)
+		cancel()
+	}
+	if cause := context.Cause(wctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return cause
+	}
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -83,37 +117,97 @@ func (cfg WorkerConfig) withDefaults() WorkerConfig {
 }
 
 type worker struct {
-	cfg   WorkerConfig
-	js    jetstream.JetStream
-	slots chan struct{} // one per instance that may run at once, across batches
-	wg    sync.WaitGroup
-	outMu sync.Mutex
+	cfg    WorkerConfig
+	id     string // unique among workers, where names may not be
+	link   *link
+	js     jetstream.JetStream
+	me     *myPresence
+	tune   timing
+	slots  chan struct{} // one per instance that may run at once, across batches
+	wg     sync.WaitGroup
+	outMu  sync.Mutex
+	giveUp context.CancelCauseFunc
+
+	setupMu sync.Mutex
+	failing []string // repositories present here whose set-up failed, in a row
 }
 
-// follow serves each registered batch while it stays registered.
-func (w *worker) follow(ctx context.Context, reg jetstream.KeyValue) error {
-	watch, err := reg.WatchAll(ctx)
-	if err != nil {
-		return fmt.Errorf("watch batches: %w", err)
+// beat renews this worker's presence, and gives up when the server has
+// been unreachable for too long.
+func (w *worker) beat(ctx context.Context) {
+	t := time.NewTicker(w.tune.beat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := w.link.tooLong(); err != nil {
+				w.giveUp(err)
+				return
+			}
+			if w.link.connected() {
+				w.me.put(ctx)
+			}
+		}
 	}
-	defer watch.Stop()
+}
+
+// follow serves each registered batch while it stays registered. When the
+// registry itself goes (a server that lost its data), it is made again
+// and followed on: batches registered anew are served.
+func (w *worker) follow(ctx context.Context) error {
 	serving := map[string]context.CancelFunc{}
 	defer func() {
 		for _, stop := range serving {
 			stop()
 		}
 	}()
+	for ctx.Err() == nil {
+		reg, err := bucket(ctx, w.js, registryBucket, 0)
+		if err == nil {
+			err = w.watchRegistry(ctx, reg, serving)
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		w.say(fmt.Sprintf("the server's list of batches is gone (%v); following it again", err))
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+	return nil
+}
+
+// watchRegistry follows one watch of the registry until it ends. Batches
+// missing from its initial contents are no longer served.
+func (w *worker) watchRegistry(ctx context.Context, reg jetstream.KeyValue, serving map[string]context.CancelFunc) error {
+	watch, err := reg.WatchAll(ctx)
+	if err != nil {
+		return fmt.Errorf("watch batches: %w", err)
+	}
+	defer watch.Stop()
+	listed := map[string]bool{}
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case e, ok := <-watch.Updates():
 			if !ok {
-				return errors.New("the batch registry watch ended")
+				return errors.New("the watch of the batch list ended")
 			}
-			if e != nil {
-				w.onRegistry(ctx, e, serving)
+			if e == nil {
+				for b, stop := range serving {
+					if !listed[b] {
+						stop()
+						delete(serving, b)
+					}
+				}
+				continue
 			}
+			listed[e.Key()] = true
+			w.onRegistry(ctx, e, serving)
 		}
 	}
 }
@@ -146,189 +240,111 @@ func (w *worker) onRegistry(ctx context.Context, e jetstream.KeyValueEntry, serv
 
 // serve pulls one batch's instances while a slot is free and the batch is
 // registered (bctx). An instance runs under the worker's own ctx: a batch
-// taken off the registry lets its instances in flight finish.
+// taken off the registry lets its instances in flight finish. A batch
+// whose stream is gone (the server lost it) is waited for: its coordinator,
+// run again, makes it anew.
 func (w *worker) serve(ctx, bctx context.Context, r registration) {
-	s, err := open(bctx, w.js, r.Names)
-	if err != nil {
-		slog.Error("open batch", "batch", r.Names.Batch, "err", err)
-		return
-	}
 	slog.Info("serving batch", "batch", r.Names.Batch)
-	for {
-		select {
-		case w.slots <- struct{}{}:
-		case <-bctx.Done():
+	var s queueStores
+	var err error
+	idle := 0     // deliveries in a row that this worker handed back
+	lost := false // the batch's stream is gone, and this worker said so
+	for bctx.Err() == nil {
+		if s.consumer == nil {
+			if s, err = open(bctx, w.js, r.Names); err != nil {
+				lost = w.missing(bctx, r, err, lost)
+				s = queueStores{}
+				continue
+			}
+			lost = false
+		}
+		if !w.take(bctx) {
 			return
 		}
 		msg, err := s.consumer.Next(jetstream.FetchMaxWait(2 * time.Second))
 		if err != nil {
 			<-w.slots
-			if bctx.Err() != nil {
-				return
-			}
-			if !errors.Is(err, jetstream.ErrNoMessages) && !errors.Is(err, context.DeadlineExceeded) {
+			if gone(err) {
+				s = queueStores{}
+			} else if !quietFetch(err) && bctx.Err() == nil {
 				slog.Warn("fetch an instance", "batch", r.Names.Batch, "err", err)
-				time.Sleep(time.Second)
+				sleep(bctx, time.Second)
 			}
 			continue
 		}
+		handed := make(chan bool, 1)
 		w.wg.Add(1)
 		go func() {
 			defer w.wg.Done()
 			defer func() { <-w.slots }()
-			w.handle(ctx, r, s, msg)
+			handed <- w.handle(ctx, r, s, msg)
 		}()
+		idle = w.pace(bctx, handed, idle)
 	}
 }
 
-// handle runs one delivered instance to a stored result, or hands it back.
-func (w *worker) handle(ctx context.Context, r registration, s queueStores, msg jetstream.Msg) {
-	var in swebench.Instance
-	if err := json.Unmarshal(msg.Data(), &in); err != nil || in.InstanceID == "" {
-		slog.Error("unreadable instance on the queue; dropping it", "subject", msg.Subject(), "err", err)
-		_ = msg.TermWithReason("unreadable instance")
-		return
+// pace slows a worker down after deliveries it hands back (instances of
+// repositories it lacks), so it does not spin through the queue while
+// others work.
+func (w *worker) pace(ctx context.Context, handed <-chan bool, idle int) int {
+	var back bool
+	select {
+	case back = <-handed:
+	case <-time.After(50 * time.Millisecond):
+		return 0 // running an instance
 	}
-	tok := token(in.InstanceID)
-	if _, err := s.results.Get(ctx, tok); err == nil {
-		_ = msg.Ack() // a redelivery of an instance whose result is stored
-		return
+	if !back {
+		return 0
 	}
-	stop := w.heartbeat(ctx, s, msg, tok, r.AckWait)
-	rec, retry, ok := w.run(ctx, r, in)
-	stop()
-	if !ok {
-		_ = msg.Nak() // this worker is stopping: give it to another at once
-		return
-	}
-	if retry != nil && !lastDelivery(msg, r.MaxDeliver) {
-		w.say("retry later %s: %v", in.InstanceID, retry)
-		_ = msg.NakWithDelay(r.AckWait / 4)
-		return
-	}
-	if retry != nil {
-		rec.Message = fmt.Sprintf("failed on each of %d deliveries; the last: %s", r.MaxDeliver, rec.Message)
-	}
-	if err := w.store(ctx, r, s, tok, rec); err != nil {
-		slog.Error("store result; the instance will be handed out again", "instance", in.InstanceID, "err", err)
-		_ = msg.Nak()
-		return
-	}
-	if err := msg.DoubleAck(ctx); err != nil {
-		slog.Warn("acknowledge a stored result", "instance", in.InstanceID, "err", err)
-	}
-	_ = s.running.Delete(ctx, tok)
-	w.say("finished %s: %s", in.InstanceID, rec.Status)
+	idle++
+	sleep(ctx, min(time.Duration(idle)*100*time.Millisecond, 2*time.Second))
+	return idle
 }
 
-func lastDelivery(msg jetstream.Msg, maxDeliver int) bool {
-	meta, err := msg.Metadata()
-	return err != nil || int(meta.NumDelivered) >= maxDeliver
+// quietFetch is a fetch that found nothing in its time: no instance
+// waiting, or a server too busy to answer in time.
+func quietFetch(err error) bool {
+	return errors.Is(err, jetstream.ErrNoMessages) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout)
 }
 
-// heartbeat marks the instance in progress (and as this worker's) every
-// third of the acknowledgement wait until stopped.
-func (w *worker) heartbeat(ctx context.Context, s queueStores, msg jetstream.Msg, tok string, ackWait time.Duration) (stop func()) {
-	hctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	beat := func() {
-		if err := msg.InProgress(); err != nil {
-			slog.Warn("heartbeat", "err", err)
-		}
-		_, _ = s.running.Put(hctx, tok, []byte(w.cfg.Name))
+func (w *worker) take(ctx context.Context) bool {
+	select {
+	case w.slots <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
 	}
-	beat()
-	go func() {
-		defer close(done)
-		t := time.NewTicker(max(ackWait/3, 50*time.Millisecond))
-		defer t.Stop()
-		for {
-			select {
-			case <-hctx.Done():
-				return
-			case <-t.C:
-				beat()
-			}
-		}
-	}()
-	return func() { cancel(); <-done }
 }
 
-// run works on one instance as a local batch does, in this worker's own
-// output folder. retry is set when the failure may be this machine's
-// (the repository or commit missing here, a crash in the runner) and
-// another delivery may succeed; ok is false when ctx ended first.
-func (w *worker) run(ctx context.Context, r registration, in swebench.Instance) (rec Record, retry error, ok bool) {
-	w.say("started %s", in.InstanceID)
-	guard := &recovering{inner: w.cfg.NewRunner(r.Spec)}
-	cfg := Config{ReposDir: w.cfg.ReposDir, OutDir: filepath.Join(w.cfg.WorkDir, r.Names.Batch), Timeout: r.Timeout,
-		Runner: guard, LocalizeOnly: r.Spec.LocalizeOnly, Now: w.cfg.Now}
-	rec, ok = runOne(ctx, cfg, in)
-	rec.Worker = w.cfg.Name
-	switch {
-	case !ok:
-	case guard.panicked != nil:
-		retry = guard.panicked
-	case rec.Status == StatusSetup:
-		retry = errors.New(rec.Message)
+// missing reports (once) a batch that is registered but whose stream or
+// buckets are not on the server, then waits a little before looking
+// again. It returns whether the loss was reported.
+func (w *worker) missing(ctx context.Context, r registration, err error, said bool) bool {
+	if !gone(err) {
+		slog.Warn("open batch", "batch", r.Names.Batch, "err", err)
+		sleep(ctx, time.Second)
+		return said
 	}
-	return rec, retry, ok
+	if !said {
+		w.say(fmt.Sprintf("the server lost batch %s's data; waiting for its coordinator to queue it again", r.Names.Batch))
+	}
+	sleep(ctx, 5*time.Second)
+	return true
 }
 
-// store uploads the run folder, then the record: a record in the bucket
-// always has its folder beside it.
-func (w *worker) store(ctx context.Context, r registration, s queueStores, tok string, rec Record) error {
-	dir := filepath.Join(w.cfg.WorkDir, r.Names.Batch, RunsDir, DirName(rec.InstanceID))
-	defer os.RemoveAll(dir)
-	if err := atomicRecord(dir, rec); err != nil {
-		return err
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
 	}
-	var buf bytes.Buffer
-	if err := packFolder(dir, &buf); err != nil {
-		return err
-	}
-	if _, err := s.runs.Put(ctx, jetstream.ObjectMeta{Name: tok, Description: rec.InstanceID}, &buf); err != nil {
-		return fmt.Errorf("upload run folder: %w", err)
-	}
-	if err := putJSON(ctx, s.results, tok, rec); err != nil {
-		return fmt.Errorf("store record: %w", err)
-	}
-	return nil
 }
 
-func (w *worker) say(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
+func (w *worker) say(msg string) {
 	slog.Info("worker: " + msg)
 	if w.cfg.Progress == nil {
 		return
 	}
 	w.outMu.Lock()
 	defer w.outMu.Unlock()
-	fmt.Fprintf(w.cfg.Progress, "%s  %s\n", w.cfg.Now().Format("15:04:05"), msg)
-}
-
-// recovering turns a runner's panic into an error this worker can report,
-// instead of taking down every instance the process is running.
-type recovering struct {
-	inner    Runner
-	panicked error
-}
-
-func (g *recovering) Run(ctx context.Context, job Job) (res Result, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			g.panicked = fmt.Errorf("runner crashed: %v", p)
-			res, err = Result{Status: StatusError}, g.panicked
-		}
-	}()
-	return g.inner.Run(ctx, job)
-}
-
-// atomicRecord rewrites a saved run folder's done.json with what the
-// worker added to the record.
-func atomicRecord(dir string, rec Record) error {
-	if err := atomicfile.WriteJSON(filepath.Join(dir, DoneFile), rec); err != nil {
-		return fmt.Errorf("record: %w", err)
-	}
-	return nil
+	fmt.Fprintf(w.cfg.Progress, "%s  %s\n", w.cfg.Now().Format("15:04:05"), visible(msg))
 }
