@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
@@ -331,19 +330,19 @@ func TestRunTestsCannotRun(t *testing.T) {
 	}
 	s, err := llm.ParseScript([]byte(`{"turns": [
 	 {"tool_calls": [{"name": "bash", "arguments": {"command": "python3 -m unittest tests.test_pricing"}}]},
-	 {"expect": "missing_dependency", "tool_calls": [{"name": "bash", "arguments": {"command": "python3 -c 'import time; time.sleep(60)'"}}]},
+	 {"expect": "missing_dependency", "tool_calls": [{"name": "bash", "arguments": {"command": "python3 -c 'import time; time.sleep(60)'", "timeout": 1}}]},
 	 {"expect": "timed out", "tool_calls": [{"name": "submit", "arguments": {"summary": "the tests cannot run here"}}]}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	locs, _ := LoadLocations(filepath.Join(sampleDir, "locations.txt"))
 	r, err := Start(context.Background(), Options{Repo: repo, Issue: "x", ResolveModel: llm.NewScripted(s), Locations: locs,
-		Approve: "auto", CommandTimeout: time.Second})
+		Approve: "auto"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sum, err := r.Wait()
-	if err != nil || sum.Status != "submitted" || sum.Patch != "" || sum.Stat != "no changes" {
+	if err != nil || sum.Status != "submitted_empty" || sum.Patch != "" || sum.Stat != "no changes" {
 		t.Fatalf("summary %+v err %v", sum, err)
 	}
 	if !bytes.Equal(must(os.ReadFile(filepath.Join(repo, "README.md"))), readme) {
