@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/swe-adept/swe-adept/agent/event"
+	"github.com/swe-adept/swe-adept/internal/testtree"
 )
 
 const runSample = "../testdata/run"
@@ -20,10 +21,7 @@ const runSample = "../testdata/run"
 func sampleCheckout(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	cp := exec.Command("cp", "-r", filepath.Join(runSample, "inventory")+"/.", dir)
-	if out, err := cp.CombinedOutput(); err != nil {
-		t.Fatalf("copy sample: %v\n%s", err, out)
-	}
+	testtree.Copy(t, filepath.Join(runSample, "inventory"), dir)
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "sample"}} {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir

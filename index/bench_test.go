@@ -16,6 +16,7 @@ import (
 	"time"
 
 	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/swe-adept/swe-adept/internal/testtree"
 )
 
 // Benchmarks run on real code: the Python standard library and, when the
@@ -223,7 +224,8 @@ func BenchmarkBuildWarm(b *testing.B) {
 // no real edit in place causes.
 func BenchmarkBuildIncremental(b *testing.B) {
 	eachCorpus(b, func(b *testing.B, c corpus) {
-		dir := copyTree(b, c.dir)
+		dir := b.TempDir()
+		testtree.Copy(b, c.dir, dir)
 		backdate(b, dir, time.Now().Add(-time.Hour))
 		opts := benchOpts(b)
 		ix := buildOrFail(b, dir, opts)

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/swe-adept/swe-adept/internal/testtree"
 )
 
 func TestShardCount(t *testing.T) {
@@ -62,7 +64,8 @@ func TestManifestRoundTrip(t *testing.T) {
 // old one (nor of earlier versions) behind, while another tree's cache in
 // the same directory is left alone.
 func TestCacheChangesLayout(t *testing.T) {
-	dir := copyTree(t, filepath.Join("..", "testdata", "index", "pyrepo"))
+	dir := t.TempDir()
+	testtree.Copy(t, filepath.Join("..", "testdata", "index", "pyrepo"), dir)
 	b := newCachedBuilds(t)
 	b.opts.shards = 4
 	first, _ := b.build(t, dir)
@@ -115,7 +118,8 @@ func TestCacheChangesLayout(t *testing.T) {
 // TestSmallTreeHasOneShard checks the default: a tree of less than a MiB
 // is stored in one cache shard and one links shard.
 func TestSmallTreeHasOneShard(t *testing.T) {
-	dir := copyTree(t, filepath.Join("..", "testdata", "index", "pyrepo"))
+	dir := t.TempDir()
+	testtree.Copy(t, filepath.Join("..", "testdata", "index", "pyrepo"), dir)
 	opts := Options{CacheDir: t.TempDir()}
 	buildT(t, dir, opts)
 	for _, pattern := range []string{"index-*.*-*.bin", "index-*.*-*.links"} {
@@ -129,7 +133,8 @@ func TestSmallTreeHasOneShard(t *testing.T) {
 // TestLinksFailedSaveKeepsCache checks that links that cannot be saved
 // cost the next build a full resolution, not the cache.
 func TestLinksFailedSaveKeepsCache(t *testing.T) {
-	dir := copyTree(t, filepath.Join("..", "testdata", "index", "pyrepo"))
+	dir := t.TempDir()
+	testtree.Copy(t, filepath.Join("..", "testdata", "index", "pyrepo"), dir)
 	b := newCachedBuilds(t)
 	b.opts.shards = 1
 	first, _ := b.build(t, dir)

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/swe-adept/swe-adept/internal/testtree"
 )
 
 // linkEdit changes the tree; the build after it must equal a fresh one.
@@ -86,7 +88,8 @@ func removeFile(file string) func(t *testing.T, dir string) {
 // the cache after each, and checks every build, and the warm build after
 // it, against a build without the cache.
 func runLinkEdits(t *testing.T, src string, edits []linkEdit) {
-	dir := copyTree(t, src)
+	dir := t.TempDir()
+	testtree.Copy(t, src, dir)
 	b := newCachedBuilds(t)
 	b.build(t, dir)
 	for _, e := range edits {
@@ -214,7 +217,8 @@ func TestLinksFollowGoEdits(t *testing.T) {
 }
 
 func TestLinksCorruptIsIgnored(t *testing.T) {
-	dir := copyTree(t, filepath.Join("..", "testdata", "index", "pyrepo"))
+	dir := t.TempDir()
+	testtree.Copy(t, filepath.Join("..", "testdata", "index", "pyrepo"), dir)
 	opts := Options{CacheDir: t.TempDir(), shards: maxShards}
 	want := dump(buildT(t, dir, opts))
 	files, _ := filepath.Glob(filepath.Join(opts.CacheDir, "index-*.*.links"))
@@ -269,9 +273,7 @@ func TestLinksFollowEditsOnStdlib(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(stdlib, pkg)); err != nil {
 			t.Skipf("no %s package in %s", pkg, stdlib)
 		}
-		if err := os.CopyFS(filepath.Join(root, pkg), os.DirFS(filepath.Join(stdlib, pkg))); err != nil {
-			t.Fatal(err)
-		}
+		testtree.Copy(t, filepath.Join(stdlib, pkg), filepath.Join(root, pkg))
 	}
 	// Each resolves the edited file and its readers, and no others.
 	runBoundedEdits(t, root, []boundedEdit{
@@ -292,14 +294,13 @@ func TestLinksFollowGoEditsInThisModule(t *testing.T) {
 	root := t.TempDir()
 	for _, p := range []string{"go.mod", "agent/event", "agent/tool", "internal/atomicfile", "memory"} {
 		src, dst := filepath.Join("..", p), filepath.Join(root, p)
-		var err error
-		if p == "go.mod" {
-			var data []byte
-			if data, err = os.ReadFile(src); err == nil {
-				err = os.WriteFile(dst, data, 0o644)
-			}
-		} else {
-			err = os.CopyFS(dst, os.DirFS(src))
+		if p != "go.mod" {
+			testtree.Copy(t, src, dst)
+			continue
+		}
+		data, err := os.ReadFile(src)
+		if err == nil {
+			err = os.WriteFile(dst, data, 0o644)
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -319,7 +320,8 @@ func TestLinksFollowGoEditsInThisModule(t *testing.T) {
 func TestLinksTornSaveIsIgnored(t *testing.T) {
 	for _, torn := range []string{"old manifest", "old shard"} {
 		t.Run(torn, func(t *testing.T) {
-			dir := copyTree(t, filepath.Join("..", "testdata", "index", "pyrepo"))
+			dir := t.TempDir()
+			testtree.Copy(t, filepath.Join("..", "testdata", "index", "pyrepo"), dir)
 			b := newCachedBuilds(t)
 			ix, _ := b.build(t, dir)
 			total := ix.Stats().Files
