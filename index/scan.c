@@ -152,6 +152,8 @@ static void arena_trim(arena *a) {
 	if (a->head && a->head->cap > ARENA_CHUNK) arena_free(a);
 }
 
+// install_hooks replaces tree-sitter's allocator for the whole process, once
+// (newScanner in scan.go says what that means for Go code).
 static void install_hooks(void) { ts_set_allocator(hook_malloc, hook_calloc, hook_realloc, hook_free); }
 
 static const TSLanguage *grammar(int lang) {

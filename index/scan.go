@@ -55,6 +55,19 @@ type scanner struct {
 	scans uint64
 }
 
+// newScanner makes a scanner: nil if C memory ran out.
+//
+// The first call changes tree-sitter for the whole process: scanner_new
+// installs allocator hooks (ts_set_allocator, see scan.c) that every
+// tree-sitter allocation in the process goes through from then on,
+// go-tree-sitter's own parsers, queries and trees included. On a thread
+// inside scanner_run the hooks allocate from that scanner's arena, which
+// is rewound when the scan returns; on any other thread, and outside a
+// scan, they pass through to malloc, calloc, realloc and free, and free
+// anything the arena does not own. So nothing tree-sitter makes during a
+// scan may outlive it (scanner_run deletes its parser and tree before the
+// rewind), and tree-sitter must not be given another allocator anywhere
+// else in the process.
 func newScanner() *scanner {
 	setScriptTables()
 	s := C.scanner_new()

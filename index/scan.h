@@ -4,22 +4,60 @@
 // The tree-sitter runtime and the grammars are linked in by
 // github.com/smacker/go-tree-sitter; the declarations below are the parts
 // of its C API the scanners call.
+//
+// That module's api.h is not on cgo's include path, so the types and
+// prototypes are copied here by hand. The value types are passed and
+// returned by value across the library boundary, so a copy that drifts
+// from the linked library corrupts memory without a compiler error.
+// TestScanHeaderMatchesTreeSitter therefore compiles every scanner with the
+// module's real api.h included first: the compiler then checks each
+// prototype below against the real one, and the assertions below check
+// each copied struct's size and field offsets against the real type.
 #ifndef SWE_ADEPT_SCAN_H
 #define SWE_ADEPT_SCAN_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef uint16_t TSSymbol;
-typedef uint16_t TSFieldId;
 typedef struct TSLanguage TSLanguage;
 typedef struct TSParser TSParser;
 typedef struct TSTree TSTree;
-typedef struct { uint32_t row; uint32_t column; } TSPoint;
-typedef struct { uint32_t context[4]; const void *id; const TSTree *tree; } TSNode;
-typedef struct { const void *tree; const void *id; uint32_t context[3]; } TSTreeCursor;
+
+// The copies of tree-sitter's value types (TSPoint, TSNode, TSTreeCursor).
+struct scan_point { uint32_t row; uint32_t column; };
+struct scan_node { uint32_t context[4]; const void *id; const TSTree *tree; };
+struct scan_cursor { const void *tree; const void *id; uint32_t context[3]; };
+
+#ifdef TREE_SITTER_API_H_
+// The real header came first (the layout test): check the copies.
+#define SCAN_SAME_FIELD(copy, real, f) \
+	_Static_assert(offsetof(struct copy, f) == offsetof(real, f) && \
+		sizeof(((struct copy *)0)->f) == sizeof(((real *)0)->f), #real "." #f " differs from tree-sitter's")
+#define SCAN_SAME_SIZE(copy, real) \
+	_Static_assert(sizeof(copy) == sizeof(real) && _Alignof(copy) == _Alignof(real), #real " differs from tree-sitter's")
+SCAN_SAME_SIZE(uint16_t, TSSymbol);
+SCAN_SAME_SIZE(uint16_t, TSFieldId);
+SCAN_SAME_SIZE(struct scan_point, TSPoint);
+SCAN_SAME_FIELD(scan_point, TSPoint, row);
+SCAN_SAME_FIELD(scan_point, TSPoint, column);
+SCAN_SAME_SIZE(struct scan_node, TSNode);
+SCAN_SAME_FIELD(scan_node, TSNode, context);
+SCAN_SAME_FIELD(scan_node, TSNode, id);
+SCAN_SAME_FIELD(scan_node, TSNode, tree);
+SCAN_SAME_SIZE(struct scan_cursor, TSTreeCursor);
+SCAN_SAME_FIELD(scan_cursor, TSTreeCursor, tree);
+SCAN_SAME_FIELD(scan_cursor, TSTreeCursor, id);
+SCAN_SAME_FIELD(scan_cursor, TSTreeCursor, context);
+#else
+typedef uint16_t TSSymbol;
+typedef uint16_t TSFieldId;
+typedef struct scan_point TSPoint;
+typedef struct scan_node TSNode;
+typedef struct scan_cursor TSTreeCursor;
+#endif
 
 extern const TSLanguage *tree_sitter_python(void);
 extern const TSLanguage *tree_sitter_javascript(void);
