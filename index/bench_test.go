@@ -16,6 +16,7 @@ import (
 	"time"
 
 	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/swe-adept/swe-adept/internal/cputime"
 	"github.com/swe-adept/swe-adept/internal/testtree"
 )
 
@@ -96,7 +97,7 @@ func BenchmarkParseOnly(b *testing.B) {
 		}
 		b.SetBytes(total)
 		b.ResetTimer()
-		cpu := processCPU()
+		cpu := cputime.Process()
 		for i := 0; i < b.N; i++ {
 			parseAll(srcs)
 		}
@@ -183,7 +184,7 @@ func BenchmarkBuildCold(b *testing.B) {
 	eachCorpus(b, func(b *testing.B, c corpus) {
 		opts := benchOpts(b)
 		var peak uint64
-		cpu := processCPU()
+		cpu := cputime.Process()
 		for i := 0; i < b.N; i++ {
 			// Removing the last build's cache is not part of a cold build,
 			// nor is collecting the last build's garbage: a cold build
@@ -206,7 +207,7 @@ func BenchmarkBuildWarm(b *testing.B) {
 		opts := benchOpts(b)
 		buildOrFail(b, c.dir, opts)
 		b.ResetTimer()
-		cpu := processCPU()
+		cpu := cputime.Process()
 		for i := 0; i < b.N; i++ {
 			ix := buildOrFail(b, c.dir, opts)
 			if ix.Stats().Cache != "warm" {
@@ -245,9 +246,9 @@ func BenchmarkBuildIncremental(b *testing.B) {
 			fmt.Fprintf(f, "\n%s edit %d\n", comment, i)
 			f.Close()
 			b.StartTimer()
-			c0 := processCPU()
+			c0 := cputime.Process()
 			ix := buildOrFail(b, dir, opts)
-			cpu += processCPU() - c0
+			cpu += cputime.Process() - c0
 			if st := ix.Stats(); st.Cache != "incremental" || st.Parsed != 1 {
 				b.Fatalf("cache %s with %d parsed, want incremental with 1", st.Cache, st.Parsed)
 			}
@@ -266,7 +267,7 @@ func buildOrFail(b *testing.B, dir string, opts Options) *Index {
 
 // reportCPU reports the CPU seconds per operation since start.
 func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric((processCPU()-start).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((cputime.Process()-start).Seconds()/float64(b.N), "cpu-s/op")
 }
 
 func reportIndex(b *testing.B, ix *Index) {
@@ -302,7 +303,7 @@ func benchScan(b *testing.B, parseOnly bool) {
 	eachCorpus(b, func(b *testing.B, c corpus) {
 		srcs := parsedSources(b, c)
 		b.ResetTimer()
-		cpu := processCPU()
+		cpu := cputime.Process()
 		for i := 0; i < b.N; i++ {
 			eachSource(srcs, func() (func(source), func()) {
 				p := newScanner()

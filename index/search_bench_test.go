@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/swe-adept/swe-adept/internal/cputime"
 )
 
 // searchSympyRoot is the benchmark corpus: Debian's python3-sympy
@@ -53,7 +55,7 @@ func benchDef(b *testing.B, name, wantMode string) {
 	if r := s.FindCodeDef(FindCodeDefArgs{DefinitionName: name}); r.Mode != wantMode || len(r.Hits) == 0 {
 		b.Fatalf("find_code_def %q: mode %s with %d hits, want %s with hits", name, r.Mode, len(r.Hits), wantMode)
 	}
-	start := processCPU()
+	start := cputime.Process()
 	for b.Loop() {
 		s.FindCodeDef(FindCodeDefArgs{DefinitionName: name})
 	}
@@ -62,7 +64,7 @@ func benchDef(b *testing.B, name, wantMode string) {
 
 // reportSearchCPU adds the CPU time per operation since start.
 func reportSearchCPU(b *testing.B, start time.Duration) {
-	if used := processCPU() - start; used > 0 {
+	if used := cputime.Process() - start; used > 0 {
 		b.ReportMetric(float64(used.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 }
@@ -118,7 +120,7 @@ func BenchmarkContentVsGrep(b *testing.B) {
 	}
 	for _, q := range []string{"self", "is_commutative", "_print_Mul", "expand(deep=False)", "def _eval_derivative(self, s):", "return self.args[0]", "self = self"} {
 		b.Run("find_code_content/"+q, func(b *testing.B) {
-			start := processCPU()
+			start := cputime.Process()
 			for b.Loop() {
 				s.FindCodeContent(FindCodeContentArgs{Content: q})
 			}

@@ -1,15 +1,13 @@
 //go:build unix
 
-package index
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU is the CPU time this process has used. On a shared machine
-// it tells more than wall time, which other loads stretch.
-func processCPU() time.Duration {
+func process() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
