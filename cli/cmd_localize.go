@@ -19,6 +19,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/localize"
 	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/index/search"
 )
 
 func init() {
@@ -99,7 +100,7 @@ func runLocalizeTo(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	s := index.NewSearcher(ix)
+	s := search.NewSearcher(ix)
 	model, notice, err := set.LocalizationModel(ix, s)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"regexp"
 
 	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/index/search"
 )
 
 func init() {
@@ -65,7 +66,7 @@ func searchFlagsDecl(w io.Writer) declare {
 			if err != nil {
 				return fmt.Errorf("search %s: %w", f.repo, err)
 			}
-			res := runTool(index.NewSearcher(ix), tool, query, f)
+			res := runTool(search.NewSearcher(ix), tool, query, f)
 			if res.Err != "" {
 				return usagef("%s", cliWords(res.Err))
 			}
@@ -94,20 +95,20 @@ func checkSearchTool(tool string) error {
 	return usagef("unknown tool %q: use file, def, content or child", tool)
 }
 
-func runTool(s *index.Searcher, tool, query string, f searchFlags) index.Result {
+func runTool(s *search.Searcher, tool, query string, f searchFlags) search.Result {
 	switch tool {
 	case "file":
-		return s.FindFile(index.FindFileArgs{FileName: query, DirPath: f.dir})
+		return s.FindFile(search.FindFileArgs{FileName: query, DirPath: f.dir})
 	case "def":
-		return s.FindCodeDef(index.FindCodeDefArgs{DefinitionName: query, FilePath: f.file})
+		return s.FindCodeDef(search.FindCodeDefArgs{DefinitionName: query, FilePath: f.file})
 	case "content":
-		return s.FindCodeContent(index.FindCodeContentArgs{Content: query, FilePath: f.file, StartLine: f.start, EndLine: f.end})
+		return s.FindCodeContent(search.FindCodeContentArgs{Content: query, FilePath: f.file, StartLine: f.start, EndLine: f.end})
 	default:
-		return s.FindChildUnit(index.FindChildUnitArgs{DefinitionName: query, FilePath: f.file})
+		return s.FindChildUnit(search.FindChildUnitArgs{DefinitionName: query, FilePath: f.file})
 	}
 }
 
-func printResult(w io.Writer, res index.Result, asJSON bool) error {
+func printResult(w io.Writer, res search.Result, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

@@ -10,6 +10,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/localize/heuristic"
 	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/index/search"
 )
 
 // TestHeuristicEndToEnd drives the offline localizer through the real loop,
@@ -82,7 +83,7 @@ func BenchmarkRunHeuristic(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := index.NewSearcher(ix)
+	s := search.NewSearcher(ix)
 	issue, err := os.ReadFile("../../testdata/localize/issue.md")
 	if err != nil {
 		b.Fatal(err)

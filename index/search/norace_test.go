@@ -1,5 +1,5 @@
 //go:build !race
 
-package index
+package search
 
 const searchRace = false

@@ -1,9 +1,11 @@
-package index
+package search
 
 import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/swe-adept/swe-adept/index"
 )
 
 // mergeScored unions two rankings, keeping each key's better score.
@@ -37,7 +39,7 @@ func (s *Searcher) fileKeys(q string, fi int32) []scoredKey {
 	var out []scoredKey
 	for _, id := range s.files[fi].Units {
 		u, ok := s.ix.Unit(id)
-		if !ok || u.Kind == KindChunk {
+		if !ok || u.Kind == index.KindChunk {
 			continue
 		}
 		for _, key := range []string{u.Name, u.QualName} {

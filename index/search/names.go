@@ -1,9 +1,11 @@
-package index
+package search
 
 import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/swe-adept/swe-adept/index"
 )
 
 // nameTable holds the distinct names and qualified names of all units, the
@@ -23,7 +25,7 @@ type nameTable struct {
 	offs []int32
 }
 
-func buildNameTable(units []*Unit) nameTable {
+func buildNameTable(units []*index.Unit) nameTable {
 	t := nameTable{byKey: make(map[string]int32, len(units)), tri: map[uint64][]int32{}}
 	add := func(key string, u int32) {
 		if key == "" {
@@ -42,7 +44,7 @@ func buildNameTable(units []*Unit) nameTable {
 		}
 	}
 	for i, u := range units {
-		if u.Kind == KindChunk {
+		if u.Kind == index.KindChunk {
 			continue
 		}
 		add(u.Name, int32(i))

@@ -1,9 +1,11 @@
-package index
+package search
 
 import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/swe-adept/swe-adept/index"
 )
 
 // TestSnippetWindowsAgreeWithScan checks the windowed snippet search
@@ -66,7 +68,7 @@ func TestEveryUnitFindsItself(t *testing.T) {
 			if len(r.Hits) != 1 || r.Hits[0].UnitID != u.ID {
 				t.Errorf("%s: find_child_unit %s %s gave %v", name, u.Path, u.QualName, hitIDs(r))
 			}
-			if u.Kind == KindChunk {
+			if u.Kind == index.KindChunk {
 				continue
 			}
 			r = s.FindCodeDef(FindCodeDefArgs{DefinitionName: u.QualName, FilePath: u.Path})

@@ -1,8 +1,10 @@
-package index
+package search
 
 import (
 	"regexp"
 	"strings"
+
+	"github.com/swe-adept/swe-adept/index"
 )
 
 // aliasLine matches a module-level assignment of a plain (dotted) name,
@@ -110,5 +112,5 @@ func (s *Searcher) moduleLevel(fi int32, line int) bool {
 	if line >= len(own) || own[line] < 0 {
 		return true
 	}
-	return s.units[own[line]].Kind == KindChunk
+	return s.units[own[line]].Kind == index.KindChunk
 }

@@ -1,4 +1,4 @@
-package index
+package search
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sashabaranov/go-openai/jsonschema"
+	"github.com/swe-adept/swe-adept/index"
 )
 
 // TestToolSchemas checks the parameter schemas a model is given: names as
@@ -98,21 +99,21 @@ func TestSkeletonAndPreview(t *testing.T) {
 func TestPreviewBudget(t *testing.T) {
 	var src strings.Builder
 	src.WriteString("class Big:\n")
-	units := []*Unit{{ID: "big.py:Big", Kind: KindClass, Name: "Big", QualName: "Big", Path: "big.py", Start: 1}}
+	units := []*index.Unit{{ID: "big.py:Big", Kind: index.KindClass, Name: "Big", QualName: "Big", Path: "big.py", Start: 1}}
 	for i := range 60 {
 		name := "method_with_a_rather_long_name_" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + string(rune('a'+i/26))
 		line := 2 + 2*i
 		src.WriteString("    def " + name + "(self):\n        return " + strings.Repeat("1 + ", 60) + "1\n")
-		units[0].Children = append(units[0].Children, Edge{ID: "big.py:Big." + name, Rel: Contains, Line: line})
-		units = append(units, &Unit{ID: "big.py:Big." + name, Kind: KindMethod, Name: name, QualName: "Big." + name,
+		units[0].Children = append(units[0].Children, index.Edge{ID: "big.py:Big." + name, Rel: index.Contains, Line: line})
+		units = append(units, &index.Unit{ID: "big.py:Big." + name, Kind: index.KindMethod, Name: name, QualName: "Big." + name,
 			Path: "big.py", Start: line, End: line + 1, Parent: "big.py:Big"})
 	}
 	units[0].End = 121
-	f := &File{Path: "big.py", Lang: "python"}
+	f := &index.File{Path: "big.py", Lang: "python"}
 	for _, u := range units {
 		f.Units = append(f.Units, u.ID)
 	}
-	s := NewSearcher(New("/x", []*File{f}, units, map[string][]byte{"big.py": []byte(src.String())}))
+	s := NewSearcher(index.New("/x", []*index.File{f}, units, map[string][]byte{"big.py": []byte(src.String())}))
 	for _, r := range []Result{
 		s.FindCodeDef(FindCodeDefArgs{DefinitionName: "Big"}),
 		s.FindCodeDef(FindCodeDefArgs{DefinitionName: "method"}),
@@ -176,9 +177,9 @@ func TestSkeletonKeepsTopLevel(t *testing.T) {
 // decorator spans lines, not the decorator's arguments.
 func TestHeaderSkipsDecorators(t *testing.T) {
 	src := "@pytest.mark.parametrize('x,y', [\n    ({'c': 1, 'd': ')'}, 2),\n    (3, 4),\n])\n@other\ndef test_pairs(x, y):\n    assert check(x) == y\n"
-	u := &Unit{ID: "t.py:test_pairs", Kind: KindFunction, Name: "test_pairs", QualName: "test_pairs", Path: "t.py", Start: 1, End: 7,
-		Children: []Edge{{ID: "t.py:check", Rel: Invokes, Line: 7}}}
-	s := NewSearcher(New("/x", []*File{{Path: "t.py", Units: []string{u.ID}}}, []*Unit{u}, map[string][]byte{"t.py": []byte(src)}))
+	u := &index.Unit{ID: "t.py:test_pairs", Kind: index.KindFunction, Name: "test_pairs", QualName: "test_pairs", Path: "t.py", Start: 1, End: 7,
+		Children: []index.Edge{{ID: "t.py:check", Rel: index.Invokes, Line: 7}}}
+	s := NewSearcher(index.New("/x", []*index.File{{Path: "t.py", Units: []string{u.ID}}}, []*index.Unit{u}, map[string][]byte{"t.py": []byte(src)}))
 	want := "6 | def test_pairs(x, y):\n7 |     assert check(x) == y\n"
 	if got := s.Preview(u); got != want {
 		t.Errorf("Preview =\n%s\nwant\n%s", got, want)
@@ -191,11 +192,11 @@ func TestHeaderSkipsDecorators(t *testing.T) {
 // TestEmptyAndSourcelessIndex: no files at all, or units whose source is
 // missing, still give observations and no panic.
 func TestEmptyAndSourcelessIndex(t *testing.T) {
-	u := &Unit{ID: "a.py:f", Kind: KindFunction, Name: "f", QualName: "f", Path: "a.py", Start: 1, End: 3,
-		Children: []Edge{{ID: "a.py:g", Rel: Invokes, Line: 2}}}
-	for name, ix := range map[string]*Index{
-		"empty":      New("/x", nil, nil, nil),
-		"sourceless": New("/x", []*File{{Path: "a.py", Units: []string{u.ID}}}, []*Unit{u}, nil),
+	u := &index.Unit{ID: "a.py:f", Kind: index.KindFunction, Name: "f", QualName: "f", Path: "a.py", Start: 1, End: 3,
+		Children: []index.Edge{{ID: "a.py:g", Rel: index.Invokes, Line: 2}}}
+	for name, ix := range map[string]*index.Index{
+		"empty":      index.New("/x", nil, nil, nil),
+		"sourceless": index.New("/x", []*index.File{{Path: "a.py", Units: []string{u.ID}}}, []*index.Unit{u}, nil),
 	} {
 		s := NewSearcher(ix)
 		for _, c := range shopCalls {

@@ -1,6 +1,10 @@
-package index
+package search
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/swe-adept/swe-adept/index"
+)
 
 // exactUnits finds units by full id, qualified name, name, or module path
 // ("pkg.mod.Class.method", or any dotted tail of it).
@@ -83,7 +87,7 @@ func inOrder(have, want []string) bool {
 	return i == len(want)
 }
 
-func (s *Searcher) unitIndex(u *Unit) int32 {
+func (s *Searcher) unitIndex(u *index.Unit) int32 {
 	if i, ok := s.unitIdx[u.ID]; ok {
 		return i
 	}

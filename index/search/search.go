@@ -1,4 +1,8 @@
-package index
+// Package search answers the localization agent's search tools
+// (find_file, find_code_def, find_code_content, find_child_unit) over an
+// index.Index: it builds name tables, identifier postings and line tables
+// once, and renders each answer as the bounded observation the model reads.
+package search
 
 import (
 	"bytes"
@@ -6,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/swe-adept/swe-adept/index"
 )
 
 // Budgets of what one tool call shows the model. The paper's point is
@@ -62,7 +68,7 @@ const (
 )
 
 // KindFile marks a find_file hit, which is a file rather than a unit.
-const KindFile Kind = "file"
+const KindFile index.Kind = "file"
 
 // Result is one tool call's answer: the structured hits and the exact text
 // the model sees.
@@ -78,16 +84,16 @@ type Result struct {
 
 // Hit is one shown result: a unit (or a file for find_file).
 type Hit struct {
-	UnitID   string   `json:"unit_id,omitempty"`
-	Path     string   `json:"path"`
-	Kind     Kind     `json:"kind"`
-	Start    int      `json:"start,omitempty"`
-	End      int      `json:"end,omitempty"`
-	Score    float64  `json:"score,omitempty"`
-	Children []string `json:"children,omitempty"`
-	Preview  string   `json:"preview,omitempty"`
-	Skeleton string   `json:"skeleton,omitempty"` // find_file
-	Lines    []int    `json:"lines,omitempty"`    // find_code_content: matched lines
+	UnitID   string     `json:"unit_id,omitempty"`
+	Path     string     `json:"path"`
+	Kind     index.Kind `json:"kind"`
+	Start    int        `json:"start,omitempty"`
+	End      int        `json:"end,omitempty"`
+	Score    float64    `json:"score,omitempty"`
+	Children []string   `json:"children,omitempty"`
+	Preview  string     `json:"preview,omitempty"`
+	Skeleton string     `json:"skeleton,omitempty"` // find_file
+	Lines    []int      `json:"lines,omitempty"`    // find_code_content: matched lines
 }
 
 // Searcher answers the localization tools over one Index. It is built once
@@ -95,15 +101,15 @@ type Hit struct {
 // the identifier postings for find_code_content are built in the
 // background and awaited on first use.
 type Searcher struct {
-	ix      *Index
-	files   []*File
+	ix      *index.Index
+	files   []*index.File
 	fileIdx map[string]int32
 	dirs    map[string]int // folder -> files under it, at any depth
 	lines   [][]int32      // per file: byte offset of each line start
 	owner   [][]int32      // per file, per line (index 1..n): innermost unit, -1 for none
 	isTest  []bool         // per file
 
-	units    []*Unit
+	units    []*index.Unit
 	unitIdx  map[string]int32
 	unitFile []int32
 	inDeg    []int32  // invokes edges pointing at the unit
@@ -118,7 +124,7 @@ type Searcher struct {
 }
 
 // NewSearcher builds the in-memory search structures over ix.
-func NewSearcher(ix *Index) *Searcher {
+func NewSearcher(ix *index.Index) *Searcher {
 	s := &Searcher{
 		ix:      ix,
 		files:   ix.Files(),
@@ -142,7 +148,7 @@ func NewSearcher(ix *Index) *Searcher {
 }
 
 // Index is the index the searcher answers over.
-func (s *Searcher) Index() *Index { return s.ix }
+func (s *Searcher) Index() *index.Index { return s.ix }
 
 func (s *Searcher) buildLines() {
 	s.lines = make([][]int32, len(s.files))
@@ -187,7 +193,7 @@ func (s *Searcher) buildUnits() {
 		s.unitFile[i] = fi
 		s.dotted[i] = modulePath(u.Path) + "." + u.QualName
 		for _, e := range u.Children {
-			if e.Rel == Invokes {
+			if e.Rel == index.Invokes {
 				if k, ok := byID[e.ID]; ok {
 					s.inDeg[k]++
 				}
@@ -202,7 +208,7 @@ func (s *Searcher) buildUnits() {
 // paintOwners maps each line of a file to its innermost unit. Units come
 // parents first, so painting in order leaves the innermost owner; painting
 // by span size as well keeps that true if a builder orders them otherwise.
-func (s *Searcher) paintOwners(fi int32, f *File, byID map[string]int32) []int32 {
+func (s *Searcher) paintOwners(fi int32, f *index.File, byID map[string]int32) []int32 {
 	n := len(s.lines[fi])
 	own := make([]int32, n+1)
 	for i := range own {

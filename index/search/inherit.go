@@ -1,6 +1,10 @@
-package index
+package search
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/swe-adept/swe-adept/index"
+)
 
 // maxBaseDepth bounds the walk up a class hierarchy.
 const maxBaseDepth = 6
@@ -77,7 +81,7 @@ func (s *Searcher) classesNamed(name string) []int32 {
 func classesOnly(s *Searcher, ids []int32) []int32 {
 	var out []int32
 	for _, u := range ids {
-		if s.units[u].Kind == KindClass {
+		if s.units[u].Kind == index.KindClass {
 			out = append(out, u)
 		}
 	}
@@ -88,7 +92,7 @@ func classesOnly(s *Searcher, ids []int32) []int32 {
 // name, by identifier: "with_metaclass(SchemaMeta, BaseSchema)" yields
 // SchemaMeta and BaseSchema; "base.SchemaABC" yields SchemaABC. A base
 // defined in the class's own file wins over same-named classes elsewhere.
-func (s *Searcher) baseClasses(u *Unit) []int32 {
+func (s *Searcher) baseClasses(u *index.Unit) []int32 {
 	var out []int32
 	for _, expr := range u.Bases {
 		for _, id := range identifiers(expr) {

@@ -1,10 +1,12 @@
-package index
+package search
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/swe-adept/swe-adept/index"
 )
 
 // lineCount is the number of lines of file fi.
@@ -27,7 +29,7 @@ func (s *Searcher) lineText(fi int32, n int) string {
 // headerLines are the lines of a unit's signature: decorators skipped
 // (with their arguments, however many lines they take), up to the line that
 // opens the body, at most four lines.
-func (s *Searcher) headerLines(u *Unit) []int {
+func (s *Searcher) headerLines(u *index.Unit) []int {
 	fi, ok := s.fileIdx[u.Path]
 	if !ok {
 		return nil
@@ -42,7 +44,7 @@ func (s *Searcher) headerLines(u *Unit) []int {
 			continue
 		}
 		out = append(out, l)
-		if u.Kind == KindChunk || opensBody(t) {
+		if u.Kind == index.KindChunk || opensBody(t) {
 			break
 		}
 	}
@@ -88,11 +90,11 @@ func opensBody(t string) bool {
 // Preview is the concise view of a unit the tools show: its signature plus
 // the lines where it reaches its children (calls, nested definitions), at
 // most PreviewLines lines, numbered, not the body.
-func (s *Searcher) Preview(u *Unit) string {
+func (s *Searcher) Preview(u *index.Unit) string {
 	var extra []int
 	for _, e := range u.Children {
 		line := e.Line
-		if e.Rel == Contains {
+		if e.Rel == index.Contains {
 			// A nested definition's edge points at its first line, which
 			// may be a decorator; its signature line says more.
 			if c, ok := s.ix.Unit(e.ID); ok {
@@ -109,7 +111,7 @@ func (s *Searcher) Preview(u *Unit) string {
 // renderLines shows a unit's header lines and the given lines inside its span,
 // in order, de-indented by the header's indentation and capped to
 // PreviewLines.
-func (s *Searcher) renderLines(u *Unit, extra []int) string {
+func (s *Searcher) renderLines(u *index.Unit, extra []int) string {
 	fi, ok := s.fileIdx[u.Path]
 	if !ok {
 		return u.Signature
@@ -217,7 +219,7 @@ func quote(q string) string {
 }
 
 // childIDs are the ids of a unit's children in edge order, without repeats.
-func childIDs(u *Unit) []string {
+func childIDs(u *index.Unit) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, e := range u.Children {
@@ -271,7 +273,7 @@ func splitID(id string) (string, string) {
 }
 
 // unitHit builds the shown form of a unit result.
-func (s *Searcher) unitHit(u *Unit, score float64, preview string) Hit {
+func (s *Searcher) unitHit(u *index.Unit, score float64, preview string) Hit {
 	return Hit{
 		UnitID: u.ID, Path: u.Path, Kind: u.Kind, Start: u.Start, End: u.End,
 		Score: score, Children: childIDs(u), Preview: preview,

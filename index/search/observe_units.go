@@ -1,8 +1,10 @@
-package index
+package search
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/swe-adept/swe-adept/index"
 )
 
 // unitResult renders ranked units with their previews (find_code_def and
@@ -54,7 +56,7 @@ func (s *Searcher) enumerateUnits(tool string, fi int32) Result {
 		// QualName when the builder told same-named units apart ("f#2").
 		_, name := splitID(u.ID)
 		line := fmt.Sprintf("%s%s  [%s, lines %d-%d]\n", strings.Repeat("  ", 1+s.depth(u)), name, u.Kind, u.Start, u.End)
-		if u.Kind == KindChunk {
+		if u.Kind == index.KindChunk {
 			line = fmt.Sprintf("  %s  [chunk, lines %d-%d]\n", u.Name, u.Start, u.End)
 		}
 		if b.Len()+len(line)+80 > ObservationBudget {
@@ -74,7 +76,7 @@ func (s *Searcher) enumerateUnits(tool string, fi int32) Result {
 }
 
 // depth is how many parents a unit has, for indenting listings.
-func (s *Searcher) depth(u *Unit) int {
+func (s *Searcher) depth(u *index.Unit) int {
 	d := 0
 	for p := u.Parent; p != "" && d < 16; d++ {
 		pu, ok := s.ix.Unit(p)

@@ -1,9 +1,11 @@
-package index
+package search
 
 import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/swe-adept/swe-adept/index"
 )
 
 // lineGroup is the matched lines of one unit (or of a file's lines outside
@@ -96,7 +98,7 @@ func (s *Searcher) groupHit(g *lineGroup) Hit {
 	}
 	u := s.units[g.unit]
 	var preview string
-	if u.Kind == KindChunk {
+	if u.Kind == index.KindChunk {
 		preview = s.numbered(g.file, nil, g.lines, PreviewLines)
 	} else {
 		preview = s.renderLines(u, g.lines)

@@ -1,4 +1,4 @@
-package index
+package search
 
 import (
 	"flag"
@@ -10,15 +10,9 @@ import (
 )
 
 // goldenDir holds one file per tool call: the call, then the observation.
-const goldenDir = "../testdata/search/golden"
+const goldenDir = "../../testdata/search/golden"
 
-// updating reads the package's -update flag (rewrite golden files)
-// through the flag set, so this file does not depend on where it is
-// declared.
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
+var update = flag.Bool("update", false, "rewrite golden files")
 
 // call is one tool call of a golden case, as a model would send it.
 type call struct {
@@ -175,7 +169,7 @@ func checkResult(t *testing.T, r Result) {
 
 func compareGolden(t *testing.T, path, got string) {
 	t.Helper()
-	if updating() {
+	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -1,9 +1,11 @@
-package index
+package search
 
 import (
 	"context"
 	"path/filepath"
 	"testing"
+
+	"github.com/swe-adept/swe-adept/index"
 )
 
 // builtCalls run on the shop repository as Build indexes it, so the tools
@@ -35,7 +37,7 @@ func builtShop(t testing.TB) *Searcher {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, err := Build(context.Background(), root, Options{NoCache: true})
+	ix, err := index.Build(context.Background(), root, index.Options{NoCache: true})
 	if err != nil {
 		t.Fatalf("index the shop repository: %v", err)
 	}

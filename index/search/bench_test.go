@@ -1,4 +1,4 @@
-package index
+package search
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swe-adept/swe-adept/index"
 	"github.com/swe-adept/swe-adept/internal/cputime"
 )
 
@@ -35,7 +36,7 @@ func sympyCorpus(b testing.TB) *Searcher {
 		b.Skipf("corpus %s is absent: apt-get install -y python3-sympy", searchSympyRoot)
 	}
 	searchSympyOnce.Do(func() {
-		ix, err := Build(context.Background(), searchSympyRoot, Options{})
+		ix, err := index.Build(context.Background(), searchSympyRoot, index.Options{})
 		if err != nil {
 			searchSympyErr = err
 			return

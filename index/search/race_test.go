@@ -1,6 +1,6 @@
 //go:build race
 
-package index
+package search
 
 // searchRace is set when the tests run under the race detector, which makes
 // indexing a large corpus too slow for a test.

@@ -1,4 +1,4 @@
-package index
+package search
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/swe-adept/swe-adept/index"
 )
 
 // FindFile finds files by exact name, path suffix or glob, optionally under
@@ -233,10 +235,10 @@ func (s *Searcher) Skeleton(p string) string {
 // source order.
 func (s *Searcher) skeleton(fi int32, limit int) string {
 	f := s.files[fi]
-	var units []*Unit
+	var units []*index.Unit
 	var depths []int
 	for _, id := range f.Units {
-		if u, ok := s.ix.Unit(id); ok && u.Kind != KindChunk {
+		if u, ok := s.ix.Unit(id); ok && u.Kind != index.KindChunk {
 			units = append(units, u)
 			depths = append(depths, s.depth(u))
 		}
@@ -271,7 +273,7 @@ func (s *Searcher) skeleton(fi int32, limit int) string {
 
 // signatureLine is a unit's first signature line, trimmed, with " ..." when
 // the signature goes on.
-func (s *Searcher) signatureLine(fi int32, u *Unit) string {
+func (s *Searcher) signatureLine(fi int32, u *index.Unit) string {
 	sig := u.Signature
 	if h := s.headerLines(u); len(h) > 0 {
 		sig = s.lineText(fi, h[0])
