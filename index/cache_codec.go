@@ -101,8 +101,8 @@ func (e *encoder) encodeFile(f *rawFile, k fileKey) {
 		e.uint(uint64(im.Line))
 	}
 	// The calls come last, as one section that loading can skip.
-	if f.calls != nil {
-		e.bytes(f.calls.buf)
+	if cs, ok := f.encoded.(*callSection); ok {
+		e.bytes(cs.buf)
 		return
 	}
 	var c encoder
@@ -122,7 +122,7 @@ func (e *encoder) encodeCalls(u *rawUnit) {
 }
 
 func (e *encoder) encodeUnit(u *rawUnit) {
-	e.uint(uint64(kindCode(u.Kind)))
+	e.uint(uint64(u.Kind))
 	e.str(u.Name)
 	e.str(u.Qual)
 	e.str(u.QualName)
@@ -310,9 +310,22 @@ func (d *decoder) decodeFile() (*rawFile, fileKey) {
 		}
 	}
 	if calls := d.section(); d.err == nil {
-		f.calls = &calls
+		f.encoded = (*callSection)(&calls)
 	}
 	return f, k
+}
+
+// callSection is a loaded record's calls, kept encoded until the file's
+// calls are linked (rawFile.encoded). A file loaded from the cache is the
+// only kind whose calls are encoded.
+type callSection section
+
+func (s *callSection) decodeCalls(units []rawUnit) bool {
+	d := (*section)(s).decoder()
+	for i := range units {
+		d.decodeCalls(&units[i])
+	}
+	return d.err == nil && len(d.buf) == 0
 }
 
 func (d *decoder) decodeCalls(u *rawUnit) {
@@ -349,20 +362,10 @@ func (d *decoder) decodeUnit(u *rawUnit, i int) {
 	}
 }
 
-var kindCodes = []Kind{KindFunction, KindClass, KindMethod, KindChunk}
-
-func kindCode(k Kind) int {
-	for i, c := range kindCodes {
-		if c == k {
-			return i
-		}
+// kindFromCode reads a unit's kind, taking an unknown one for a chunk.
+func kindFromCode(c uint64) rawKind {
+	if c <= uint64(rawChunk) {
+		return rawKind(c)
 	}
-	return 0
-}
-
-func kindFromCode(c uint64) Kind {
-	if c < uint64(len(kindCodes)) {
-		return kindCodes[c]
-	}
-	return KindChunk
+	return rawChunk
 }

@@ -99,7 +99,7 @@ func (x *extraction) span(s, e uint32) []byte {
 }
 
 // finish builds the file's units from the collected definitions and calls.
-func (x *extraction) finish(kindOf func(d *def, parent *rawUnit) Kind) {
+func (x *extraction) finish(kindOf func(d *def, parent *rawUnit) rawKind) {
 	sort.SliceStable(x.defs, func(i, j int) bool {
 		a, b := &x.defs[i], &x.defs[j]
 		if a.startByte != b.startByte {
@@ -116,7 +116,7 @@ func (x *extraction) finish(kindOf func(d *def, parent *rawUnit) Kind) {
 
 // nest orders definitions into units with parents and unique qualified
 // names. owner[i] is the byte range of unit i, used to place calls.
-func (x *extraction) nest(kindOf func(d *def, parent *rawUnit) Kind) ([]rawUnit, [][2]uint32) {
+func (x *extraction) nest(kindOf func(d *def, parent *rawUnit) rawKind) ([]rawUnit, [][2]uint32) {
 	units := make([]rawUnit, 0, len(x.defs))
 	owner := make([][2]uint32, 0, len(x.defs))
 	seen := make(map[string]int, len(x.defs))
@@ -184,7 +184,7 @@ func makeChunks(src []byte, units []rawUnit, lines int) []rawUnit {
 		n := len(chunks) + 1
 		name := "<chunk " + strconv.Itoa(n) + ">"
 		chunks = append(chunks, rawUnit{
-			Kind: KindChunk, Name: name, Qual: name, QualName: name,
+			Kind: rawChunk, Name: name, Qual: name, QualName: name,
 			Start: s, End: e, Parent: -1,
 			Sig: oneLine(string(bytes.TrimSpace(lineBytes(src, starts, s))), 120),
 		})
@@ -223,7 +223,7 @@ func mergeChunks(units, chunks []rawUnit, owner [][2]uint32) ([]rawUnit, [][2]ui
 	}
 	out = append(out, chunks[ci:]...)
 	for i := range out {
-		if out[i].Kind != KindChunk && out[i].Parent >= 0 {
+		if out[i].Kind != rawChunk && out[i].Parent >= 0 {
 			out[i].Parent = newIdx[out[i].Parent]
 		}
 	}
@@ -266,7 +266,7 @@ func placeSites(units []rawUnit, owner [][2]uint32, sites []callSite, add func(u
 	sort.SliceStable(sites, func(i, j int) bool { return sites[i].pos < sites[j].pos })
 	var defIdx, chunkIdx []int
 	for i := range units {
-		if units[i].Kind == KindChunk {
+		if units[i].Kind == rawChunk {
 			chunkIdx = append(chunkIdx, i)
 		} else {
 			defIdx = append(defIdx, i)

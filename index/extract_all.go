@@ -58,11 +58,11 @@ func extractAll(ctx context.Context, q *fileQueue, cache *fileCache, opts Option
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p := getParser()
-			defer putParser(p)
+			w := &worker{p: getParser()}
+			defer putParser(w.p)
 			for j := q.pop(); j != nil; j = q.pop() {
 				if ctx.Err() == nil {
-					j.out = extractOne(ctx, p, &j.c, cache, opts)
+					j.out = w.extractOne(ctx, &j.c, cache, opts)
 				}
 				done <- struct{}{}
 			}
@@ -109,7 +109,15 @@ func collect(jobs []*job, opts Options) (*extractResult, error) {
 	return res, nil
 }
 
-func extractOne(ctx context.Context, p *parser, c *candidate, cache *fileCache, opts Options) extractOut {
+// worker is one extraction goroutine's parser, and its buffers for each
+// file's cache record and interface digest.
+type worker struct {
+	p      *parser
+	enc    encoder
+	digest digester
+}
+
+func (w *worker) extractOne(ctx context.Context, c *candidate, cache *fileCache, opts Options) extractOut {
 	src, err := readSource(c.abs, c.size)
 	if err != nil {
 		opts.Logger.Warn("index: unreadable file", "path", c.rel, "err", err)
@@ -121,11 +129,11 @@ func extractOne(ctx context.Context, p *parser, c *candidate, cache *fileCache, 
 	key := fileKey{size: int64(len(src)), mtime: c.mtime, hash: contentHash(src)}
 	if raw, enc := cache.lookup(c.rel, c.lang.name, key); raw != nil {
 		if enc == nil {
-			enc = p.record(raw, key)
+			enc = w.record(raw, key)
 		}
 		return extractOut{raw: raw, src: src, key: key, enc: enc}
 	}
-	raw, err := p.extractFile(ctx, c.lang, c.rel, src, opts.MaxFileSize)
+	raw, err := w.p.extractFile(ctx, c.lang, c.rel, src, opts.MaxFileSize)
 	if err != nil {
 		if ctx.Err() != nil {
 			return extractOut{err: ctx.Err()}
@@ -136,16 +144,16 @@ func extractOne(ctx context.Context, p *parser, c *candidate, cache *fileCache, 
 		raw = &rawFile{Path: c.rel, Lang: c.lang.name, Lines: countLines(src), Size: int64(len(src)), Flags: flagSyntaxError}
 		raw.Units = makeChunks(src, nil, raw.Lines)
 	}
-	out := extractOut{raw: raw, src: src, key: key, parsed: true, iface: p.digest.digest(raw)}
+	out := extractOut{raw: raw, src: src, key: key, parsed: true, iface: w.digest.digest(raw)}
 	if !cache.off {
-		out.enc = p.record(raw, key)
+		out.enc = w.record(raw, key)
 	}
 	return out
 }
 
 // record is the file's cache record.
-func (p *parser) record(raw *rawFile, key fileKey) []byte {
-	p.enc.buf = p.enc.buf[:0]
-	p.enc.encodeFile(raw, key)
-	return slices.Clone(p.enc.buf)
+func (w *worker) record(raw *rawFile, key fileKey) []byte {
+	w.enc.buf = w.enc.buf[:0]
+	w.enc.encodeFile(raw, key)
+	return slices.Clone(w.enc.buf)
 }

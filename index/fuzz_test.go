@@ -41,7 +41,7 @@ func checkRawFile(t *testing.T, rf *rawFile) {
 		if u.Start < 1 || u.End < u.Start || u.End > rf.Lines {
 			t.Fatalf("unit %s spans %d-%d in a file of %d lines", u.Qual, u.Start, u.End, rf.Lines)
 		}
-		if u.Kind == KindChunk && u.End-u.Start+1 > chunkLines {
+		if u.Kind == rawChunk && u.End-u.Start+1 > chunkLines {
 			t.Fatalf("chunk %s has %d lines", u.Qual, u.End-u.Start+1)
 		}
 		if seen[u.Qual] {

@@ -8,12 +8,12 @@ import (
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
-// language is everything the index knows about one programming language.
+// language is everything parsing knows about one programming language.
 // Adding a language means one more file that fills this in: its extensions,
 // its grammar, how its files are read (one tree-sitter query, or a C walker:
 // the script walker's table serves any grammar whose nodes the extractor
-// names), the extractor that turns what was read into raw units, and the
-// resolver that links its calls.
+// names), and the extractor that turns what was read into raw units; and a
+// linker for its calls (see linkers).
 type language struct {
 	name    string
 	exts    []string
@@ -27,14 +27,9 @@ type language struct {
 	scan int
 	// extract turns one parsed file into raw units, calls and imports.
 	extract func(x *extraction)
-	// resolve links the calls of this language's files once every file is
-	// known; it runs after all files are extracted. Dialects that share a
-	// resolver leave it nil on all but one.
-	resolve func(r *resolver)
 }
 
-// languages lists the supported languages; the order is the order of
-// resolution and of nothing else.
+// languages lists the supported languages.
 var languages = []*language{pythonLang, goLang, jsLang, tsLang, tsxLang}
 
 // langForPath picks the language of a file by its extension.

@@ -24,7 +24,6 @@ var goLang = &language{
 (var_spec name: (identifier) @var type: (_) @vartype)
 `,
 	extract: extractGo,
-	resolve: resolveGo,
 }
 
 // Pattern indexes of goLang.query, in order.
@@ -67,14 +66,14 @@ func extractGo(x *extraction) {
 			x.goVar(m)
 		}
 	}
-	x.finish(func(d *def, parent *rawUnit) Kind {
+	x.finish(func(d *def, parent *rawUnit) rawKind {
 		switch {
 		case d.class:
-			return KindClass
+			return rawClass
 		case d.recv != "":
-			return KindMethod
+			return rawMethod
 		default:
-			return KindFunction
+			return rawFunction
 		}
 	})
 }

@@ -13,7 +13,6 @@ var pythonLang = &language{
 	grammar: python.GetLanguage,
 	scan:    scanPython,
 	extract: extractPython,
-	resolve: resolvePython,
 }
 
 // decoration is where a decorated definition's decorators begin.
@@ -64,14 +63,14 @@ func extractPython(x *extraction) {
 			d.startByte, d.start = n.start, n.line
 		}
 	}
-	x.finish(func(d *def, parent *rawUnit) Kind {
+	x.finish(func(d *def, parent *rawUnit) rawKind {
 		switch {
 		case d.class:
-			return KindClass
-		case parent != nil && parent.Kind == KindClass:
-			return KindMethod
+			return rawClass
+		case parent != nil && parent.Kind == rawClass:
+			return rawMethod
 		default:
-			return KindFunction
+			return rawFunction
 		}
 	})
 }

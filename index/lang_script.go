@@ -8,16 +8,15 @@ import (
 	"github.com/smacker/go-tree-sitter/typescript/typescript"
 )
 
-// JavaScript and TypeScript share one extractor and one resolver: the
-// grammars name their nodes alike, a TypeScript file may import a
-// JavaScript one and back, and .tsx differs from .ts only in its grammar.
-// The TypeScript entries leave resolve nil since jsLang's resolver links
-// both.
+// JavaScript and TypeScript share one extractor: the grammars name their
+// nodes alike, and .tsx differs from .ts only in its grammar. (They share
+// one linker too, since a TypeScript file may import a JavaScript one and
+// back.)
 var (
 	jsLang = &language{
 		name: langJavaScript, exts: []string{".js", ".jsx", ".mjs", ".cjs"},
 		grammar: javascript.GetLanguage, scan: scanJavaScript,
-		extract: extractScript, resolve: resolveScript,
+		extract: extractScript,
 	}
 	tsLang = &language{
 		name: langTypeScript, exts: []string{".ts", ".mts", ".cts"},
@@ -67,14 +66,14 @@ func extractScript(x *extraction) {
 	s := &scriptExtraction{extraction: x, t: stree(x.recs), objects: map[uint32]*def{}}
 	s.t.eachMatch(s.match)
 	s.addObjects()
-	x.finish(func(d *def, parent *rawUnit) Kind {
+	x.finish(func(d *def, parent *rawUnit) rawKind {
 		switch {
 		case d.class:
-			return KindClass
-		case parent != nil && parent.Kind == KindClass, d.recv != "":
-			return KindMethod
+			return rawClass
+		case parent != nil && parent.Kind == rawClass, d.recv != "":
+			return rawMethod
 		default:
-			return KindFunction
+			return rawFunction
 		}
 	})
 }

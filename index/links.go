@@ -105,12 +105,12 @@ type digester struct {
 
 func (d *digester) digest(f *rawFile) uint64 {
 	p := *f
-	p.Lines, p.Size, p.calls = 0, 0, nil
+	p.Lines, p.Size, p.encoded = 0, 0, nil
 	d.units = d.units[:0]
 	d.kept = slices.Grow(d.kept[:0], len(f.Units))[:len(f.Units)]
 	for i := range f.Units {
 		u := f.Units[i]
-		if u.Kind == KindChunk {
+		if u.Kind == rawChunk {
 			d.kept[i] = -2
 			continue
 		}

@@ -162,13 +162,16 @@ func linkFiles(rootBase string, in linkInputs, res *extractResult, workers int, 
 	r := newResolver(rootBase, res.files, workers)
 	r.goModule, r.scripts = in.goModule, parseScriptConfig(in.scripts)
 	r.keep = keep
-	for _, l := range languages {
-		if l.resolve != nil {
-			l.resolve(r)
-		}
+	for _, link := range linkers {
+		link(r)
 	}
 	return r
 }
+
+// linkers link the calls of each language family's files once every file
+// is known, in this order. JavaScript and TypeScript share one, since a
+// TypeScript file may import a JavaScript one and back.
+var linkers = []func(r *resolver){resolvePython, resolveGo, resolveScript}
 
 // applyLinks gives the kept files their stored links, on the resolver's
 // workers, since each file writes only its own units.

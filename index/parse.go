@@ -15,9 +15,6 @@ type parser struct {
 	langs map[*language]*langParser
 	qc    *sitter.QueryCursor
 	sc    *scanner // made on first use
-	// Buffers for the cache record and interface digest of each file.
-	enc    encoder
-	digest digester
 }
 
 type langParser struct {

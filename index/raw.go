@@ -14,28 +14,33 @@ type rawFile struct {
 	Pkg     string // Go: package clause name
 	Units   []rawUnit
 	Imports []rawImport
-	// calls, when set, holds the units' calls still encoded: a file loaded
-	// from the cache decodes them only if its calls are resolved again.
-	calls *section
+	// encoded, when set, holds the units' calls still encoded: a file
+	// loaded from the cache decodes them only if its calls are linked
+	// again, which on a warm build none are.
+	encoded encodedCalls
+}
+
+// encodedCalls are a file's calls as the cache that loaded the file keeps
+// them, encoded.
+type encodedCalls interface {
+	// decodeCalls gives each unit its calls, and reports whether they
+	// decoded.
+	decodeCalls(units []rawUnit) bool
 }
 
 // loadCalls decodes the units' calls if they are still encoded. The cache
-// is checksummed, so a section that does not decode leaves the units
-// without calls rather than failing the build.
+// is checksummed, so calls that do not decode leave the units without
+// calls rather than failing the build.
 func (f *rawFile) loadCalls() {
-	if f.calls == nil {
+	if f.encoded == nil {
 		return
 	}
-	d := f.calls.decoder()
-	for i := range f.Units {
-		d.decodeCalls(&f.Units[i])
-	}
-	if d.err != nil || len(d.buf) != 0 {
+	if !f.encoded.decodeCalls(f.Units) {
 		for i := range f.Units {
 			f.Units[i].Calls = nil
 		}
 	}
-	f.calls = nil
+	f.encoded = nil
 }
 
 const (
@@ -44,9 +49,21 @@ const (
 	flagTooLarge
 )
 
+// rawKind is what a raw unit is: a function, class, method or chunk (the
+// index names them as Kind). The cache stores the number, so a value never
+// changes its meaning.
+type rawKind uint8
+
+const (
+	rawFunction rawKind = iota
+	rawClass
+	rawMethod
+	rawChunk
+)
+
 // rawUnit is a unit as extracted from one file: calls are still names.
 type rawUnit struct {
-	Kind Kind
+	Kind rawKind
 	Name string
 	// Qual is the unique qualified name within the file (the ID's part after
 	// "path:"); QualName is the same without the "#N" that tells apart

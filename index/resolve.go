@@ -77,7 +77,7 @@ func newResolver(rootBase string, files []*rawFile, workers int) *resolver {
 			g := r.offs[fi] + int32(j)
 			u := &block[g]
 			*u = Unit{
-				ID: ids[g], Kind: ru.Kind, Name: ru.Name, QualName: ru.QualName, Children: edges[g],
+				ID: ids[g], Kind: unitKinds[ru.Kind], Name: ru.Name, QualName: ru.QualName, Children: edges[g],
 				Path: f.Path, Start: ru.Start, End: ru.End, Signature: ru.Sig, Bases: ru.Bases,
 			}
 			r.units[g], r.raw[g], r.fileOf[g] = u, ru, int32(fi)
@@ -91,6 +91,9 @@ func newResolver(rootBase string, files []*rawFile, workers int) *resolver {
 	return r
 }
 
+// unitKinds names each kind of raw unit.
+var unitKinds = [...]Kind{rawFunction: KindFunction, rawClass: KindClass, rawMethod: KindMethod, rawChunk: KindChunk}
+
 // memberTable maps every scope's names to their units: a file's top-level
 // definitions and a unit's nested ones. A later definition of a name wins,
 // as in Python.
@@ -102,7 +105,7 @@ func memberTable(files []*rawFile, offs []int32, n int) map[scopeName]int32 {
 			switch g := offs[fi] + int32(j); {
 			case ru.Parent >= 0:
 				m[scopeName{offs[fi] + int32(ru.Parent), ru.Name}] = g
-			case ru.Kind != KindChunk:
+			case ru.Kind != rawChunk:
 				m[scopeName{fileScope(fi), ru.Name}] = g
 			}
 		}

@@ -91,14 +91,14 @@ func refExtractPython(x0 *extraction) {
 			d.startByte, d.start = n.StartByte(), lineOf(n)
 		}
 	}
-	x.finish(func(d *def, parent *rawUnit) Kind {
+	x.finish(func(d *def, parent *rawUnit) rawKind {
 		switch {
 		case d.class:
-			return KindClass
-		case parent != nil && parent.Kind == KindClass:
-			return KindMethod
+			return rawClass
+		case parent != nil && parent.Kind == rawClass:
+			return rawMethod
 		default:
-			return KindFunction
+			return rawFunction
 		}
 	})
 }
