@@ -170,13 +170,13 @@ func checkRoot(root string) (string, error) {
 }
 
 func countFlags(degraded map[string]int, flags uint8) {
-	if flags&flagSyntaxError != 0 {
+	if flags&FlagSyntaxError != 0 {
 		degraded[SkipSyntaxError]++
 	}
-	if flags&flagNonUTF8 != 0 {
+	if flags&FlagNonUTF8 != 0 {
 		degraded[SkipNonUTF8]++
 	}
-	if flags&flagTooLarge != 0 {
+	if flags&FlagTooLarge != 0 {
 		degraded[SkipTooLarge]++
 	}
 }

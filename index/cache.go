@@ -127,7 +127,7 @@ func (c *fileCache) storedBytes() int64 {
 
 // lookup returns the cached extraction of a file, and its record, if its
 // content is unchanged.
-func (c *fileCache) lookup(rel, lang string, key fileKey) (*rawFile, []byte) {
+func (c *fileCache) lookup(rel, lang string, key fileKey) (*RawFile, []byte) {
 	c.wait()
 	if len(c.shards) == 0 {
 		return nil, nil

@@ -78,7 +78,7 @@ func encodeCache(w io.Writer, res *extractResult, files []int, maxSize int64) er
 	return out.close()
 }
 
-func (e *encoder) encodeFile(f *rawFile, k fileKey) {
+func (e *encoder) encodeFile(f *RawFile, k fileKey) {
 	e.str(f.Path)
 	e.str(f.Lang)
 	e.uint(uint64(f.Lines))
@@ -101,7 +101,7 @@ func (e *encoder) encodeFile(f *rawFile, k fileKey) {
 		e.uint(uint64(im.Line))
 	}
 	// The calls come last, as one section that loading can skip.
-	if cs, ok := f.encoded.(*callSection); ok {
+	if cs, ok := f.Encoded.(*callSection); ok {
 		e.bytes(cs.buf)
 		return
 	}
@@ -112,7 +112,7 @@ func (e *encoder) encodeFile(f *rawFile, k fileKey) {
 	e.bytes(c.buf)
 }
 
-func (e *encoder) encodeCalls(u *rawUnit) {
+func (e *encoder) encodeCalls(u *RawUnit) {
 	e.uint(uint64(len(u.Calls)))
 	for _, c := range u.Calls {
 		e.str(c.Name)
@@ -121,7 +121,7 @@ func (e *encoder) encodeCalls(u *rawUnit) {
 	}
 }
 
-func (e *encoder) encodeUnit(u *rawUnit) {
+func (e *encoder) encodeUnit(u *RawUnit) {
 	e.uint(uint64(u.Kind))
 	e.str(u.Name)
 	e.str(u.Qual)
@@ -280,7 +280,7 @@ func decodeCache(data []byte, maxSize int64) (map[string]cacheEntry, error) {
 
 // decode reads the entry's whole extraction; decodeCache only read the
 // header, so that the workers decode their files in parallel.
-func (e *cacheEntry) decode() (*rawFile, error) {
+func (e *cacheEntry) decode() (*RawFile, error) {
 	d := e.rec.decoder()
 	f, _ := d.decodeFile()
 	if d.err == nil && len(d.buf) != 0 {
@@ -291,26 +291,26 @@ func (e *cacheEntry) decode() (*rawFile, error) {
 
 // decodeHeader reads a record's file fields and key, which come before its
 // units.
-func (d *decoder) decodeHeader() (rawFile, fileKey) {
-	f := rawFile{Path: d.str(), Lang: d.str(), Lines: int(d.uint()), Size: d.int(), Flags: uint8(d.uint()), Pkg: d.str()}
+func (d *decoder) decodeHeader() (RawFile, fileKey) {
+	f := RawFile{Path: d.str(), Lang: d.str(), Lines: int(d.uint()), Size: d.int(), Flags: uint8(d.uint()), Pkg: d.str()}
 	return f, fileKey{size: d.int(), mtime: d.int(), hash: uint32(d.uint())}
 }
 
-func (d *decoder) decodeFile() (*rawFile, fileKey) {
+func (d *decoder) decodeFile() (*RawFile, fileKey) {
 	hdr, k := d.decodeHeader()
 	f := &hdr
-	f.Units = make([]rawUnit, d.count())
+	f.Units = make([]RawUnit, d.count())
 	for i := range f.Units {
 		d.decodeUnit(&f.Units[i], i)
 	}
 	if n := d.count(); n > 0 {
-		f.Imports = make([]rawImport, n)
+		f.Imports = make([]Import, n)
 		for i := range f.Imports {
-			f.Imports[i] = rawImport{Module: d.str(), Level: int(d.uint()), Name: d.str(), Alias: d.str(), Line: int(d.uint())}
+			f.Imports[i] = Import{Module: d.str(), Level: int(d.uint()), Name: d.str(), Alias: d.str(), Line: int(d.uint())}
 		}
 	}
 	if calls := d.section(); d.err == nil {
-		f.encoded = (*callSection)(&calls)
+		f.Encoded = (*callSection)(&calls)
 	}
 	return f, k
 }
@@ -320,7 +320,7 @@ func (d *decoder) decodeFile() (*rawFile, fileKey) {
 // only kind whose calls are encoded.
 type callSection section
 
-func (s *callSection) decodeCalls(units []rawUnit) bool {
+func (s *callSection) DecodeCalls(units []RawUnit) bool {
 	d := (*section)(s).decoder()
 	for i := range units {
 		d.decodeCalls(&units[i])
@@ -328,16 +328,16 @@ func (s *callSection) decodeCalls(units []rawUnit) bool {
 	return d.err == nil && len(d.buf) == 0
 }
 
-func (d *decoder) decodeCalls(u *rawUnit) {
+func (d *decoder) decodeCalls(u *RawUnit) {
 	if nc := d.count(); nc > 0 {
-		u.Calls = make([]rawCall, nc)
+		u.Calls = make([]RawCall, nc)
 		for i := range u.Calls {
-			u.Calls[i] = rawCall{Name: d.str(), Line: int(d.uint()), Count: int(d.uint())}
+			u.Calls[i] = RawCall{Name: d.str(), Line: int(d.uint()), Count: int(d.uint())}
 		}
 	}
 }
 
-func (d *decoder) decodeUnit(u *rawUnit, i int) {
+func (d *decoder) decodeUnit(u *RawUnit, i int) {
 	u.Kind = kindFromCode(d.uint())
 	u.Name, u.Qual, u.QualName = d.str(), d.str(), d.str()
 	u.Start, u.End = int(d.uint()), int(d.uint())
@@ -355,17 +355,17 @@ func (d *decoder) decodeUnit(u *rawUnit, i int) {
 	}
 	u.Recv, u.RecvVar = d.str(), d.str()
 	if nv := d.count(); nv > 0 {
-		u.Vars = make([]rawVar, nv)
+		u.Vars = make([]Var, nv)
 		for i := range u.Vars {
-			u.Vars[i] = rawVar{Name: d.str(), Type: d.str()}
+			u.Vars[i] = Var{Name: d.str(), Type: d.str()}
 		}
 	}
 }
 
 // kindFromCode reads a unit's kind, taking an unknown one for a chunk.
-func kindFromCode(c uint64) rawKind {
-	if c <= uint64(rawChunk) {
-		return rawKind(c)
+func kindFromCode(c uint64) RawKind {
+	if c <= uint64(RawChunk) {
+		return RawKind(c)
 	}
-	return rawChunk
+	return RawChunk
 }

@@ -16,7 +16,7 @@ func contentHash(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 
 // extractResult is every kept file's raw units and bytes, in path order.
 type extractResult struct {
-	files   []*rawFile
+	files   []*RawFile
 	sources [][]byte
 	keys    []fileKey
 	// enc and iface are made by the workers, so that saving the cache and
@@ -38,7 +38,7 @@ type fileKey struct {
 }
 
 type extractOut struct {
-	raw    *rawFile
+	raw    *RawFile
 	src    []byte
 	key    fileKey
 	enc    []byte
@@ -58,8 +58,8 @@ func extractAll(ctx context.Context, q *fileQueue, cache *fileCache, opts Option
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := &worker{p: getParser()}
-			defer putParser(w.p)
+			w := &worker{p: GetParser()}
+			defer w.p.Release()
 			for j := q.pop(); j != nil; j = q.pop() {
 				if ctx.Err() == nil {
 					j.out = w.extractOne(ctx, &j.c, cache, opts)
@@ -112,7 +112,7 @@ func collect(jobs []*job, opts Options) (*extractResult, error) {
 // worker is one extraction goroutine's parser, and its buffers for each
 // file's cache record and interface digest.
 type worker struct {
-	p      *parser
+	p      *Parser
 	enc    encoder
 	digest digester
 }
@@ -127,13 +127,13 @@ func (w *worker) extractOne(ctx context.Context, c *candidate, cache *fileCache,
 		return extractOut{skip: reason}
 	}
 	key := fileKey{size: int64(len(src)), mtime: c.mtime, hash: contentHash(src)}
-	if raw, enc := cache.lookup(c.rel, c.lang.name, key); raw != nil {
+	if raw, enc := cache.lookup(c.rel, c.lang.Name(), key); raw != nil {
 		if enc == nil {
 			enc = w.record(raw, key)
 		}
 		return extractOut{raw: raw, src: src, key: key, enc: enc}
 	}
-	raw, err := w.p.extractFile(ctx, c.lang, c.rel, src, opts.MaxFileSize)
+	raw, err := w.p.Extract(ctx, c.lang, c.rel, src, opts.MaxFileSize)
 	if err != nil {
 		if ctx.Err() != nil {
 			return extractOut{err: ctx.Err()}
@@ -141,8 +141,7 @@ func (w *worker) extractOne(ctx context.Context, c *candidate, cache *fileCache,
 		// A parser failure on one file must not stop the index: keep the
 		// file as plain chunks.
 		opts.Logger.Warn("index: parse failed", "path", c.rel, "err", err)
-		raw = &rawFile{Path: c.rel, Lang: c.lang.name, Lines: countLines(src), Size: int64(len(src)), Flags: flagSyntaxError}
-		raw.Units = makeChunks(src, nil, raw.Lines)
+		raw = Unparsed(c.lang, c.rel, src, FlagSyntaxError)
 	}
 	out := extractOut{raw: raw, src: src, key: key, parsed: true, iface: w.digest.digest(raw)}
 	if !cache.off {
@@ -152,7 +151,7 @@ func (w *worker) extractOne(ctx context.Context, c *candidate, cache *fileCache,
 }
 
 // record is the file's cache record.
-func (w *worker) record(raw *rawFile, key fileKey) []byte {
+func (w *worker) record(raw *RawFile, key fileKey) []byte {
 	w.enc.buf = w.enc.buf[:0]
 	w.enc.encodeFile(raw, key)
 	return slices.Clone(w.enc.buf)

@@ -26,7 +26,7 @@ func FuzzPythonUnits(f *testing.F) {
 	p := newParser()
 	defer p.close()
 	f.Fuzz(func(t *testing.T, src []byte) {
-		rf, err := p.extractFile(context.Background(), pythonLang, "f.py", src, DefaultMaxFileSize)
+		rf, err := p.Extract(context.Background(), pythonLang, "f.py", src, maxFileSize)
 		if err != nil {
 			t.Fatalf("extractFile: %v", err)
 		}
@@ -34,14 +34,14 @@ func FuzzPythonUnits(f *testing.F) {
 	})
 }
 
-func checkRawFile(t *testing.T, rf *rawFile) {
+func checkRawFile(t *testing.T, rf *RawFile) {
 	t.Helper()
 	seen := map[string]bool{}
 	for i, u := range rf.Units {
 		if u.Start < 1 || u.End < u.Start || u.End > rf.Lines {
 			t.Fatalf("unit %s spans %d-%d in a file of %d lines", u.Qual, u.Start, u.End, rf.Lines)
 		}
-		if u.Kind == rawChunk && u.End-u.Start+1 > chunkLines {
+		if u.Kind == RawChunk && u.End-u.Start+1 > chunkLines {
 			t.Fatalf("chunk %s has %d lines", u.Qual, u.End-u.Start+1)
 		}
 		if seen[u.Qual] {
@@ -80,18 +80,18 @@ func TestSeedsKeepInvariants(t *testing.T) {
 	}
 	for name, src := range inputs {
 		t.Run(name, func(t *testing.T) {
-			rf, err := p.extractFile(context.Background(), pythonLang, "f.py", []byte(src), DefaultMaxFileSize)
+			rf, err := p.Extract(context.Background(), pythonLang, "f.py", []byte(src), maxFileSize)
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkRawFile(t, rf)
 		})
 	}
-	rf, _ := p.extractFile(context.Background(), pythonLang, "f.py", []byte(inputs["long module"]), DefaultMaxFileSize)
+	rf, _ := p.Extract(context.Background(), pythonLang, "f.py", []byte(inputs["long module"]), maxFileSize)
 	if len(rf.Units) != 3 || rf.Units[2].Start != 401 || rf.Units[2].End != 450 {
 		t.Errorf("450 lines of top-level code should make chunks 1-200, 201-400, 401-450: %+v", rf.Units)
 	}
-	rf, _ = p.extractFile(context.Background(), pythonLang, "f.py", []byte(inputs["redefined"]), DefaultMaxFileSize)
+	rf, _ = p.Extract(context.Background(), pythonLang, "f.py", []byte(inputs["redefined"]), maxFileSize)
 	var quals []string
 	for _, u := range rf.Units {
 		quals = append(quals, u.Qual)
@@ -115,7 +115,7 @@ func FuzzGoUnits(f *testing.F) {
 	p := newParser()
 	defer p.close()
 	f.Fuzz(func(t *testing.T, src []byte) {
-		rf, err := p.extractFile(context.Background(), goLang, "f.go", src, DefaultMaxFileSize)
+		rf, err := p.Extract(context.Background(), goLang, "f.go", src, maxFileSize)
 		if err != nil {
 			t.Fatalf("extractFile: %v", err)
 		}
@@ -138,33 +138,15 @@ func FuzzScriptUnits(f *testing.F) {
 	f.Add([]byte("module.exports = { a() {}, 'b': function () {}, c }; exports.d = require('./d')"), uint8(1))
 	f.Add([]byte("export * as ns from './m'; import x, * as y from \"y\"; new (a.b)()"), uint8(2))
 	f.Add([]byte("const f = async function* g(){}; X.prototype.m = () => this.#p?.q()"), uint8(0))
-	langs := []*language{jsLang, tsLang, tsxLang}
+	langs := []*Language{jsLang, tsLang, tsxLang}
 	p := newParser()
 	defer p.close()
 	f.Fuzz(func(t *testing.T, src []byte, which uint8) {
 		l := langs[int(which)%len(langs)]
-		rf, err := p.extractFile(context.Background(), l, "f"+l.exts[0], src, DefaultMaxFileSize)
+		rf, err := p.Extract(context.Background(), l, "f"+l.exts[0], src, maxFileSize)
 		if err != nil {
 			t.Fatalf("extractFile: %v", err)
 		}
 		checkRawFile(t, rf)
-	})
-}
-
-// FuzzTSConfig: any tsconfig.json, however broken, gives a config or
-// none, never a panic, and what it gives survives its own encoding.
-func FuzzTSConfig(f *testing.F) {
-	f.Add([]byte(`{"compilerOptions": {"baseUrl": "./src", "paths": {"@/*": ["app/*"],},}, // x
-}`))
-	f.Add([]byte(`/* c */ {"compilerOptions": {"paths": {"a": ["b"], "x/*/y": ["*"]}}}`))
-	f.Add([]byte(`{"a": "str // not a comment", "b": "\"/*"}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		c, ok := decodeTSConfig(data)
-		if !ok {
-			return
-		}
-		for _, r := range c.Rules {
-			c.candidates(r.Pattern)
-		}
 	})
 }

@@ -38,6 +38,9 @@ func New(root string, files []*File, units []*Unit, sources map[string][]byte) *
 	return ix
 }
 
+// Languages names the languages Build reads, for messages.
+func Languages() []string { return Names() }
+
 // Root is the absolute path of the indexed repository.
 func (ix *Index) Root() string { return ix.root }
 

@@ -8,13 +8,13 @@ import (
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
-// language is everything parsing knows about one programming language.
-// Adding a language means one more file that fills this in: its extensions,
+// Language is everything parsing knows about one programming Language.
+// Adding a Language means one more file that fills this in: its extensions,
 // its grammar, how its files are read (one tree-sitter query, or a C walker:
 // the script walker's table serves any grammar whose nodes the extractor
 // names), and the extractor that turns what was read into raw units; and a
 // linker for its calls (see linkers).
-type language struct {
+type Language struct {
 	name    string
 	exts    []string
 	grammar func() *sitter.Language
@@ -29,11 +29,23 @@ type language struct {
 	extract func(x *extraction)
 }
 
-// languages lists the supported languages.
-var languages = []*language{pythonLang, goLang, jsLang, tsLang, tsxLang}
+// The names of the languages, as RawFile.Lang holds them. TypeScript's two
+// grammars (.ts and .tsx) make one language.
+const (
+	Python     = "python"
+	Go         = "go"
+	JavaScript = "javascript"
+	TypeScript = "typescript"
+)
 
-// langForPath picks the language of a file by its extension.
-func langForPath(p string) *language {
+// Name is the language's name (Python, Go, ...).
+func (l *Language) Name() string { return l.name }
+
+// languages lists the supported languages.
+var languages = []*Language{pythonLang, goLang, jsLang, tsLang, tsxLang}
+
+// ForPath picks the language of a file by its extension.
+func ForPath(p string) *Language {
 	ext := strings.ToLower(path.Ext(p))
 	for _, l := range languages {
 		for _, e := range l.exts {
@@ -45,8 +57,8 @@ func langForPath(p string) *language {
 	return nil
 }
 
-// Languages names the languages the index reads, for messages.
-func Languages() []string {
+// Names names the languages the index reads, for messages.
+func Names() []string {
 	var out []string
 	for _, l := range languages {
 		if !slices.Contains(out, l.name) {

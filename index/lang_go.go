@@ -8,8 +8,8 @@ import (
 	"github.com/smacker/go-tree-sitter/golang"
 )
 
-var goLang = &language{
-	name:    "go",
+var goLang = &Language{
+	name:    Go,
 	exts:    []string{".go"},
 	grammar: golang.GetLanguage,
 	query: `
@@ -66,14 +66,14 @@ func extractGo(x *extraction) {
 			x.goVar(m)
 		}
 	}
-	x.finish(func(d *def, parent *rawUnit) rawKind {
+	x.finish(func(d *def, parent *RawUnit) RawKind {
 		switch {
 		case d.class:
-			return rawClass
+			return RawClass
 		case d.recv != "":
-			return rawMethod
+			return RawMethod
 		default:
-			return rawFunction
+			return RawFunction
 		}
 	})
 }
@@ -158,7 +158,7 @@ func (x *extraction) goImport(n *sitter.Node) {
 	if err != nil {
 		path = strings.Trim(raw, "\"`")
 	}
-	imp := rawImport{Module: path, Line: lineOf(n)}
+	imp := Import{Module: path, Line: lineOf(n)}
 	if name := n.ChildByFieldName("name"); name != nil {
 		imp.Alias = string(x.text(name))
 	}
@@ -197,7 +197,7 @@ func (x *extraction) goValueType(val *sitter.Node) string {
 		}
 	case "call_expression":
 		if f := val.ChildByFieldName("function"); f != nil {
-			if name := compactCall(x.text(f)); isDotted(name) {
+			if name := compactCall(x.text(f)); IsDotted(name) {
 				return name
 			}
 		}
@@ -213,7 +213,7 @@ func goTypeName(b []byte) string {
 	if i := strings.IndexByte(s, '['); i >= 0 {
 		s = s[:i]
 	}
-	if !isDotted(s) {
+	if !IsDotted(s) {
 		return ""
 	}
 	return s + "{}"

@@ -7,8 +7,8 @@ import (
 	"github.com/smacker/go-tree-sitter/python"
 )
 
-var pythonLang = &language{
-	name:    "python",
+var pythonLang = &Language{
+	name:    Python,
 	exts:    []string{".py"},
 	grammar: python.GetLanguage,
 	scan:    scanPython,
@@ -63,14 +63,14 @@ func extractPython(x *extraction) {
 			d.startByte, d.start = n.start, n.line
 		}
 	}
-	x.finish(func(d *def, parent *rawUnit) rawKind {
+	x.finish(func(d *def, parent *RawUnit) RawKind {
 		switch {
 		case d.class:
-			return rawClass
-		case parent != nil && parent.Kind == rawClass:
-			return rawMethod
+			return RawClass
+		case parent != nil && parent.Kind == RawClass:
+			return RawMethod
 		default:
-			return rawFunction
+			return RawFunction
 		}
 	})
 }
@@ -115,7 +115,7 @@ func (x *extraction) pyImport(r []uint32, i int) int {
 	for k := 0; k < n; k++ {
 		kind, name, alias := r[i], x.span(r[i+1], r[i+2]), x.span(r[i+3], r[i+4])
 		i += 5
-		imp := rawImport{Module: compactCall(name), Line: line}
+		imp := Import{Module: compactCall(name), Line: line}
 		if kind == impAliased {
 			imp.Alias = string(alias)
 		}
@@ -134,7 +134,7 @@ func (x *extraction) pyImportFrom(r []uint32, i int) int {
 		level++
 	}
 	mod = mod[level:]
-	base := rawImport{Module: mod, Level: level, Line: line}
+	base := Import{Module: mod, Level: level, Line: line}
 	for k := 0; k < n; k++ {
 		kind, name, alias := r[i], x.span(r[i+1], r[i+2]), x.span(r[i+3], r[i+4])
 		i += 5
@@ -156,14 +156,14 @@ func (x *extraction) pyImportFrom(r []uint32, i int) int {
 // self.x.m() resolve through what f is.
 func (x *extraction) pyAssign(vs, ve uint32, line int, cs, ce uint32) {
 	name := string(x.span(vs, ve))
-	if !isDotted(name) {
+	if !IsDotted(name) {
 		return
 	}
 	if head, rest, ok := strings.Cut(name, "."); ok && (head != "self" || strings.IndexByte(rest, '.') >= 0) {
 		return
 	}
 	typ := pyCallName(x.span(cs, ce))
-	if !isDotted(typ) {
+	if !IsDotted(typ) {
 		return
 	}
 	x.vars = append(x.vars, callSite{pos: vs, line: line, name: name, typ: typ})

@@ -13,36 +13,31 @@ import (
 // one linker too, since a TypeScript file may import a JavaScript one and
 // back.)
 var (
-	jsLang = &language{
-		name: langJavaScript, exts: []string{".js", ".jsx", ".mjs", ".cjs"},
+	jsLang = &Language{
+		name: JavaScript, exts: []string{".js", ".jsx", ".mjs", ".cjs"},
 		grammar: javascript.GetLanguage, scan: scanJavaScript,
 		extract: extractScript,
 	}
-	tsLang = &language{
-		name: langTypeScript, exts: []string{".ts", ".mts", ".cts"},
+	tsLang = &Language{
+		name: TypeScript, exts: []string{".ts", ".mts", ".cts"},
 		grammar: typescript.GetLanguage, scan: scanTypeScript,
 		extract: extractScript,
 	}
-	tsxLang = &language{
-		name: langTypeScript, exts: []string{".tsx"},
+	tsxLang = &Language{
+		name: TypeScript, exts: []string{".tsx"},
 		grammar: tsx.GetLanguage, scan: scanTSX,
 		extract: extractScript,
 	}
 )
 
-// The names of the script languages, as rawFile.Lang holds them.
-const (
-	langJavaScript = "javascript"
-	langTypeScript = "typescript"
-)
+// IsScript is whether a language name is JavaScript's or TypeScript's.
+func IsScript(lang string) bool { return lang == JavaScript || lang == TypeScript }
 
-func isScript(lang string) bool { return lang == langJavaScript || lang == langTypeScript }
-
-// Levels of a script's rawImport: what kind of statement it came from.
+// Levels of a script's Import: what kind of statement it came from.
 const (
-	scriptImport      = 0 // import or require: Alias is bound to Module's export Name ("*": the module)
-	scriptReexport    = 1 // export ... from Module: Alias (or Name) is Module's export Name
-	scriptExportLocal = 2 // export { Name as Alias }, export default Name, module.exports = Name
+	ScriptImport      = 0 // import or require: Alias is bound to Module's export Name ("*": the module)
+	ScriptReexport    = 1 // export ... from Module: Alias (or Name) is Module's export Name
+	ScriptExportLocal = 2 // export { Name as Alias }, export default Name, module.exports = Name
 )
 
 // scriptExtraction is one script file's state on top of extraction.
@@ -66,14 +61,14 @@ func extractScript(x *extraction) {
 	s := &scriptExtraction{extraction: x, t: stree(x.recs), objects: map[uint32]*def{}}
 	s.t.eachMatch(s.match)
 	s.addObjects()
-	x.finish(func(d *def, parent *rawUnit) rawKind {
+	x.finish(func(d *def, parent *RawUnit) RawKind {
 		switch {
 		case d.class:
-			return rawClass
-		case parent != nil && parent.Kind == rawClass, d.recv != "":
-			return rawMethod
+			return RawClass
+		case parent != nil && parent.Kind == RawClass, d.recv != "":
+			return RawMethod
 		default:
-			return rawFunction
+			return RawFunction
 		}
 	})
 }
@@ -298,20 +293,20 @@ func (s *scriptExtraction) require(m *scriptMatch) {
 	}
 	line := s.t.line(m.node)
 	if m.prop != noNode {
-		s.addImport(rawImport{Module: spec, Name: s.str(m.prop), Alias: s.str(m.name), Line: line})
+		s.addImport(Import{Module: spec, Name: s.str(m.prop), Alias: s.str(m.name), Line: line})
 		return
 	}
 	switch s.t.kind(m.name) {
 	case kIdentifier:
-		s.addImport(rawImport{Module: spec, Name: "*", Alias: s.str(m.name), Line: line})
+		s.addImport(Import{Module: spec, Name: "*", Alias: s.str(m.name), Line: line})
 	case kObjectPattern:
 		s.eachNamePair(m.name, func(key, local string) {
-			s.addImport(rawImport{Module: spec, Name: key, Alias: local, Line: line})
+			s.addImport(Import{Module: spec, Name: key, Alias: local, Line: line})
 		})
 	}
 }
 
-func (s *scriptExtraction) addImport(im rawImport) {
+func (s *scriptExtraction) addImport(im Import) {
 	s.out.Imports = append(s.out.Imports, im)
 }
 
@@ -365,7 +360,7 @@ func (s *scriptExtraction) exportValue(name string, val, stmt snode, line int) {
 	t := s.t
 	switch {
 	case t.kind(val) == kIdentifier:
-		s.addImport(rawImport{Level: scriptExportLocal, Name: s.str(val), Alias: name, Line: line})
+		s.addImport(Import{Level: ScriptExportLocal, Name: s.str(val), Alias: name, Line: line})
 	case t.kind(val) == kObject && name == "default":
 		s.objectExports(val, line)
 		s.object("module.exports", stmt, stmt, val)
@@ -373,8 +368,8 @@ func (s *scriptExtraction) exportValue(name string, val, stmt snode, line int) {
 		arg := t.soleNamedChild(t.child(val, fArguments))
 		if s.str(t.child(val, fFunction)) == "require" && arg != noNode {
 			if spec := unquote(s.str(arg)); spec != "" {
-				s.addImport(rawImport{Level: scriptReexport, Module: spec, Name: "*", Line: line})
-				s.addImport(rawImport{Level: scriptReexport, Module: spec, Name: "default", Alias: "default", Line: line})
+				s.addImport(Import{Level: ScriptReexport, Module: spec, Name: "*", Line: line})
+				s.addImport(Import{Level: ScriptReexport, Module: spec, Name: "default", Alias: "default", Line: line})
 			}
 		}
 	case s.isFunction(val) || t.kind(val) == kClass:
@@ -384,7 +379,7 @@ func (s *scriptExtraction) exportValue(name string, val, stmt snode, line int) {
 		}
 		s.defs = append(s.defs, s.newDef(own, stmt, stmt, val))
 		if own != name {
-			s.addImport(rawImport{Level: scriptExportLocal, Name: own, Alias: name, Line: line})
+			s.addImport(Import{Level: ScriptExportLocal, Name: own, Alias: name, Line: line})
 		}
 	}
 }
@@ -393,7 +388,7 @@ func (s *scriptExtraction) exportValue(name string, val, stmt snode, line int) {
 // name-valued properties export those names.
 func (s *scriptExtraction) objectExports(obj snode, line int) {
 	s.eachNamePair(obj, func(key, local string) {
-		s.addImport(rawImport{Level: scriptExportLocal, Name: local, Alias: key, Line: line})
+		s.addImport(Import{Level: ScriptExportLocal, Name: local, Alias: key, Line: line})
 	})
 }
 
@@ -471,7 +466,7 @@ func (s *scriptExtraction) importStmt(n snode) {
 		case kImportRequireClause: // TypeScript's import x = require("m")
 			id, src := t.namedChild(c, 0), t.child(c, fSource)
 			if id != noNode && src != noNode {
-				s.addImport(rawImport{Module: unquote(s.str(src)), Name: "*", Alias: s.str(id), Line: line})
+				s.addImport(Import{Module: unquote(s.str(src)), Name: "*", Alias: s.str(id), Line: line})
 			}
 		}
 	}
@@ -485,16 +480,16 @@ func (s *scriptExtraction) importClause(c snode, spec string, line int) {
 	for _, part := range t.namedChildren(c) {
 		switch t.kind(part) {
 		case kIdentifier:
-			s.addImport(rawImport{Module: spec, Name: "default", Alias: s.str(part), Line: line})
+			s.addImport(Import{Module: spec, Name: "default", Alias: s.str(part), Line: line})
 		case kNamespaceImport:
 			if id := t.namedChild(part, 0); id != noNode {
-				s.addImport(rawImport{Module: spec, Name: "*", Alias: s.str(id), Line: line})
+				s.addImport(Import{Module: spec, Name: "*", Alias: s.str(id), Line: line})
 			}
 		case kNamedImports:
 			for _, sp := range t.namedChildren(part) {
 				if t.kind(sp) == kImportSpecifier {
 					name, alias := s.specifier(sp)
-					s.addImport(rawImport{Module: spec, Name: name, Alias: alias, Line: line})
+					s.addImport(Import{Module: spec, Name: name, Alias: alias, Line: line})
 				}
 			}
 		}
@@ -534,13 +529,13 @@ func (s *scriptExtraction) exportStmt(n snode) {
 		case kNamespaceExport:
 			listed = true
 			if id := t.namedChild(c, 0); id != noNode && spec != "" {
-				s.addImport(rawImport{Level: scriptReexport, Module: spec, Name: "*", Alias: unquoteName(s.str(id)), Line: line})
+				s.addImport(Import{Level: ScriptReexport, Module: spec, Name: "*", Alias: unquoteName(s.str(id)), Line: line})
 			}
 		}
 		return true
 	})
 	if spec != "" && !listed {
-		s.addImport(rawImport{Level: scriptReexport, Module: spec, Name: "*", Line: line}) // export * from
+		s.addImport(Import{Level: ScriptReexport, Module: spec, Name: "*", Line: line}) // export * from
 		return
 	}
 	if !isDefault {
@@ -548,7 +543,7 @@ func (s *scriptExtraction) exportStmt(n snode) {
 	}
 	if decl := t.child(n, fDeclaration); decl != noNode {
 		if name := s.str(t.child(decl, fName)); name != "" {
-			s.addImport(rawImport{Level: scriptExportLocal, Name: name, Alias: "default", Line: line})
+			s.addImport(Import{Level: ScriptExportLocal, Name: name, Alias: "default", Line: line})
 		}
 		return
 	}
@@ -569,9 +564,9 @@ func (s *scriptExtraction) exportClause(c snode, spec string, line int) {
 		}
 		name, alias := s.specifier(sp)
 		if spec != "" {
-			s.addImport(rawImport{Level: scriptReexport, Module: spec, Name: name, Alias: alias, Line: line})
+			s.addImport(Import{Level: ScriptReexport, Module: spec, Name: name, Alias: alias, Line: line})
 		} else {
-			s.addImport(rawImport{Level: scriptExportLocal, Name: name, Alias: alias, Line: line})
+			s.addImport(Import{Level: ScriptExportLocal, Name: name, Alias: alias, Line: line})
 		}
 	}
 }

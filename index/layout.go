@@ -53,7 +53,7 @@ func shardOf(path string, n int) int {
 }
 
 // byShard lists, per shard of n, the indexes of the files it holds.
-func byShard(files []*rawFile, n int) [][]int {
+func byShard(files []*RawFile, n int) [][]int {
 	out := make([][]int, n)
 	for i, f := range files {
 		k := shardOf(f.Path, n)

@@ -90,27 +90,27 @@ func programID() string {
 // calls are read only when resolving that file; chunks are never call
 // targets or parents; and resolution reads positions only to find a
 // class's own members, which the parent links already fix.
-func ifaceDigest(f *rawFile) uint64 {
+func ifaceDigest(f *RawFile) uint64 {
 	var d digester
 	return d.digest(f)
 }
 
 // digester keeps its buffers from one file to the next.
 type digester struct {
-	units   []rawUnit
+	units   []RawUnit
 	kept    []int
-	imports []rawImport
+	imports []Import
 	e       encoder
 }
 
-func (d *digester) digest(f *rawFile) uint64 {
+func (d *digester) digest(f *RawFile) uint64 {
 	p := *f
-	p.Lines, p.Size, p.encoded = 0, 0, nil
+	p.Lines, p.Size, p.Encoded = 0, 0, nil
 	d.units = d.units[:0]
 	d.kept = slices.Grow(d.kept[:0], len(f.Units))[:len(f.Units)]
 	for i := range f.Units {
 		u := f.Units[i]
-		if u.Kind == rawChunk {
+		if u.Kind == RawChunk {
 			d.kept[i] = -2
 			continue
 		}
@@ -323,9 +323,9 @@ func (ls *linkSet) reusable(res *extractResult, iface []uint64, goModule string)
 			continue
 		}
 		switch f.Lang {
-		case pythonLang.name, langJavaScript, langTypeScript:
+		case Python, JavaScript, TypeScript:
 			changed[i>>6] |= 1 << (i & 63)
-		case goLang.name:
+		case Go:
 			changedDirs[goDir(f.Path)] = true
 		default:
 			return nil
@@ -341,15 +341,15 @@ func (ls *linkSet) reusable(res *extractResult, iface []uint64, goModule string)
 
 // readsChanged is whether a file whose content did not change may read
 // one whose interface did.
-func readsChanged(f *rawFile, deps []int32, changed []uint64, changedDirs map[string]bool, goModule string) bool {
+func readsChanged(f *RawFile, deps []int32, changed []uint64, changedDirs map[string]bool, goModule string) bool {
 	switch f.Lang {
-	case pythonLang.name, langJavaScript, langTypeScript:
+	case Python, JavaScript, TypeScript:
 		for _, d := range deps {
 			if int(d)>>6 < len(changed) && changed[d>>6]&(1<<(d&63)) != 0 {
 				return true
 			}
 		}
-	case goLang.name:
+	case Go:
 		if len(changedDirs) == 0 {
 			return false
 		}

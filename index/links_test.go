@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swe-adept/swe-adept/index/internal/corpus"
 	"github.com/swe-adept/swe-adept/internal/testtree"
 )
 
@@ -267,7 +268,7 @@ func TestLinksCorruptIsIgnored(t *testing.T) {
 // changes what a file defines re-resolves the files that read it, and
 // only them: each build must equal a fresh one and resolve fewer files.
 func TestLinksFollowEditsOnStdlib(t *testing.T) {
-	stdlib := stdlibOrSkip(t)
+	stdlib := corpus.StdlibOrSkip(t)
 	root := t.TempDir()
 	for _, pkg := range []string{"json", "email", "http", "urllib", "asyncio", "unittest"} {
 		if _, err := os.Stat(filepath.Join(stdlib, pkg)); err != nil {

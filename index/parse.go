@@ -9,10 +9,10 @@ import (
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
-// parser is one goroutine's tree-sitter state: a parser and compiled query
+// Parser is one goroutine's tree-sitter state: a Parser and compiled query
 // per language. Tree-sitter parsers and cursors are not safe to share.
-type parser struct {
-	langs map[*language]*langParser
+type Parser struct {
+	langs map[*Language]*langParser
 	qc    *sitter.QueryCursor
 	sc    *scanner // made on first use
 }
@@ -27,9 +27,11 @@ type langParser struct {
 // to the next: compiling the queries costs more than re-parsing the one
 // file an incremental build parses. (A sync.Pool would not do: every build
 // runs the collector, which empties it.)
-var idleParsers = make(chan *parser, 2*runtime.NumCPU())
+var idleParsers = make(chan *Parser, 2*runtime.NumCPU())
 
-func getParser() *parser {
+// GetParser returns a parser for one goroutine: one an earlier build left
+// idle, or a new one. Give it back with Release.
+func GetParser() *Parser {
 	select {
 	case p := <-idleParsers:
 		return p
@@ -38,7 +40,9 @@ func getParser() *parser {
 	}
 }
 
-func putParser(p *parser) {
+// Release keeps the parser for the next build, or closes it if enough are
+// kept. It must not be used again.
+func (p *Parser) Release() {
 	p.sc.trim()
 	select {
 	case idleParsers <- p:
@@ -47,11 +51,11 @@ func putParser(p *parser) {
 	}
 }
 
-func newParser() *parser {
-	return &parser{langs: map[*language]*langParser{}, qc: sitter.NewQueryCursor()}
+func newParser() *Parser {
+	return &Parser{langs: map[*Language]*langParser{}, qc: sitter.NewQueryCursor()}
 }
 
-func (p *parser) close() {
+func (p *Parser) close() {
 	for _, lp := range p.langs {
 		lp.q.Close()
 		lp.p.Close()
@@ -60,7 +64,7 @@ func (p *parser) close() {
 	p.sc.close()
 }
 
-func (p *parser) forLang(l *language) (*langParser, error) {
+func (p *Parser) forLang(l *Language) (*langParser, error) {
 	if lp, ok := p.langs[l]; ok {
 		return lp, nil
 	}
@@ -78,21 +82,20 @@ func (p *parser) forLang(l *language) (*langParser, error) {
 	return lp, nil
 }
 
-// extractFile turns one file's bytes into its raw units. Files above
+// Extract turns one file's bytes into its raw units. Files above
 // maxSize are not parsed: they become plain chunks, since one huge
 // generated file can cost more than the rest of a repository.
-func (p *parser) extractFile(ctx context.Context, l *language, path string, src []byte, maxSize int64) (*rawFile, error) {
-	rf := &rawFile{Path: path, Lang: l.name, Lines: countLines(src), Size: int64(len(src))}
+func (p *Parser) Extract(ctx context.Context, l *Language, path string, src []byte, maxSize int64) (*RawFile, error) {
+	var flags uint8
 	if !utf8.Valid(src) {
-		rf.Flags |= flagNonUTF8
+		flags |= FlagNonUTF8
 	}
 	if maxSize > 0 && int64(len(src)) > maxSize {
-		rf.Flags |= flagTooLarge
-		rf.Units = makeChunks(src, nil, rf.Lines)
-		return rf, nil
+		return Unparsed(l, path, src, flags|FlagTooLarge), nil
 	}
+	rf := &RawFile{Path: path, Lang: l.name, Lines: countLines(src), Size: int64(len(src)), Flags: flags}
 	parsed := src
-	if rf.Flags&flagNonUTF8 != 0 {
+	if rf.Flags&FlagNonUTF8 != 0 {
 		// Legacy sources are most often Latin-1 (PEP 263 coding lines);
 		// decoding them keeps names like "café" whole, and lines stay where
 		// they were because newlines are untouched.
@@ -112,7 +115,7 @@ func (p *parser) extractFile(ctx context.Context, l *language, path string, src 
 	defer tree.Close()
 	root := tree.RootNode()
 	if root.HasError() {
-		rf.Flags |= flagSyntaxError
+		rf.Flags |= FlagSyntaxError
 	}
 	x := &extraction{src: parsed, names: lp.names, qc: p.qc, out: rf}
 	p.qc.Exec(lp.q, root)
@@ -120,8 +123,16 @@ func (p *parser) extractFile(ctx context.Context, l *language, path string, src 
 	return rf, nil
 }
 
+// Unparsed is a file of the language kept as plain chunks without parsing
+// it, with flags saying why.
+func Unparsed(l *Language, path string, src []byte, flags uint8) *RawFile {
+	rf := &RawFile{Path: path, Lang: l.name, Lines: countLines(src), Size: int64(len(src)), Flags: flags}
+	rf.Units = makeChunks(src, nil, rf.Lines)
+	return rf
+}
+
 // scanNative parses and scans a file in C (scan.h).
-func (p *parser) scanNative(ctx context.Context, l *language, rf *rawFile, src []byte) (*rawFile, error) {
+func (p *Parser) scanNative(ctx context.Context, l *Language, rf *RawFile, src []byte) (*RawFile, error) {
 	if p.sc == nil {
 		p.sc = newScanner()
 	}
@@ -130,7 +141,7 @@ func (p *parser) scanNative(ctx context.Context, l *language, rf *rawFile, src [
 		return nil, fmt.Errorf("parse %s: %w", rf.Path, err)
 	}
 	if hasError {
-		rf.Flags |= flagSyntaxError
+		rf.Flags |= FlagSyntaxError
 	}
 	l.extract(&extraction{src: src, recs: recs, out: rf})
 	return rf, nil

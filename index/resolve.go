@@ -12,7 +12,7 @@ import (
 // and each file's top-level names are found through one map keyed by
 // (scope, name), where a file's scope is -(file index + 1).
 type resolver struct {
-	files []*rawFile
+	files []*RawFile
 	// rootBase is the root directory's name: a root that is itself a
 	// Python package is imported under it.
 	rootBase string
@@ -22,7 +22,7 @@ type resolver struct {
 	scripts *scriptConfig
 	offs    []int32 // first global unit index of each file
 	units   []*Unit
-	raw     []*rawUnit
+	raw     []*RawUnit
 	parent  []int32
 	fileOf  []int32
 	// hasMembers marks units with child definitions, so name lookups
@@ -51,7 +51,7 @@ func fileScope(f int) int32 { return -int32(f) - 1 }
 
 // newResolver creates the Unit values with IDs, parents and contains edges;
 // calls are linked by each language's resolve.
-func newResolver(rootBase string, files []*rawFile, workers int) *resolver {
+func newResolver(rootBase string, files []*RawFile, workers int) *resolver {
 	r := &resolver{files: files, rootBase: rootBase, offs: make([]int32, len(files)), workers: workers,
 		counts: make([]callCounts, len(files)), deps: make([][]int32, len(files))}
 	n := 0
@@ -60,7 +60,7 @@ func newResolver(rootBase string, files []*rawFile, workers int) *resolver {
 		n += len(f.Units)
 	}
 	r.units = make([]*Unit, n)
-	r.raw = make([]*rawUnit, n)
+	r.raw = make([]*RawUnit, n)
 	r.parent = make([]int32, n)
 	r.fileOf = make([]int32, n)
 	r.hasMembers = make([]bool, n)
@@ -92,12 +92,12 @@ func newResolver(rootBase string, files []*rawFile, workers int) *resolver {
 }
 
 // unitKinds names each kind of raw unit.
-var unitKinds = [...]Kind{rawFunction: KindFunction, rawClass: KindClass, rawMethod: KindMethod, rawChunk: KindChunk}
+var unitKinds = [...]Kind{RawFunction: KindFunction, RawClass: KindClass, RawMethod: KindMethod, RawChunk: KindChunk}
 
 // memberTable maps every scope's names to their units: a file's top-level
 // definitions and a unit's nested ones. A later definition of a name wins,
 // as in Python.
-func memberTable(files []*rawFile, offs []int32, n int) map[scopeName]int32 {
+func memberTable(files []*RawFile, offs []int32, n int) map[scopeName]int32 {
 	m := make(map[scopeName]int32, n)
 	for fi, f := range files {
 		for j := range f.Units {
@@ -105,7 +105,7 @@ func memberTable(files []*rawFile, offs []int32, n int) map[scopeName]int32 {
 			switch g := offs[fi] + int32(j); {
 			case ru.Parent >= 0:
 				m[scopeName{offs[fi] + int32(ru.Parent), ru.Name}] = g
-			case ru.Kind != rawChunk:
+			case ru.Kind != RawChunk:
 				m[scopeName{fileScope(fi), ru.Name}] = g
 			}
 		}
@@ -115,7 +115,7 @@ func memberTable(files []*rawFile, offs []int32, n int) map[scopeName]int32 {
 
 // unitIDs makes every unit's ID, "path:Qual", as slices of one string:
 // one allocation instead of one per unit.
-func unitIDs(files []*rawFile, n int) []string {
+func unitIDs(files []*RawFile, n int) []string {
 	size := 0
 	for _, f := range files {
 		for j := range f.Units {
@@ -146,7 +146,7 @@ func unitIDs(files []*rawFile, n int) []string {
 // with room for its contains edges, all cut from one array; the capacity
 // ends at each unit's share, so appending past it cannot reach a
 // neighbour's edges.
-func containsBlocks(files []*rawFile, block []Unit) [][]Edge {
+func containsBlocks(files []*RawFile, block []Unit) [][]Edge {
 	counts := make([]int32, len(block))
 	total, off := 0, 0
 	for _, f := range files {
@@ -198,12 +198,12 @@ func (r *resolver) link(u, target int32, line int) {
 	pu.Children = append(pu.Children, Edge{ID: id, Rel: Invokes, Line: line})
 }
 
-func (r *resolver) unresolved(u int32, c *rawCall) {
+func (r *resolver) unresolved(u int32, c *RawCall) {
 	r.units[u].Unresolved = append(r.units[u].Unresolved, Call{Name: c.Name, Line: c.Line})
 	r.counts[r.fileOf[u]].unresolved += c.Count
 }
 
-func (r *resolver) resolvedCall(u int32, c *rawCall) {
+func (r *resolver) resolvedCall(u int32, c *RawCall) {
 	r.counts[r.fileOf[u]].resolved += c.Count
 }
 
@@ -274,7 +274,7 @@ func (r *resolver) eachCallFile(lang string, fn func(f int)) {
 func (r *resolver) eachCallFileWhere(want func(f int) bool, fn func(f int)) {
 	r.eachFileWhere(want, func(f int) {
 		if r.keep == nil || !r.keep[f] {
-			r.files[f].loadCalls()
+			r.files[f].LoadCalls()
 			fn(f)
 		}
 	})
@@ -334,19 +334,4 @@ func (r *resolver) totals() (resolved, unresolved int) {
 		unresolved += c.unresolved
 	}
 	return resolved, unresolved
-}
-
-// isDotted reports whether s is a plain dotted name (a.b.c), the only
-// callee shape resolution follows.
-func isDotted(s string) bool {
-	if s == "" || s[0] == '.' || s[len(s)-1] == '.' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '.' && c != '_' && !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && !(c >= '0' && c <= '9') && c < 0x80 {
-			return false
-		}
-	}
-	return true
 }

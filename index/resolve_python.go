@@ -54,10 +54,10 @@ func resolvePython(r *resolver) {
 		moduleVars: make([]map[string]string, len(r.files)), baseDeps: make([][]int32, len(r.files)),
 	}
 	p.registerModules()
-	r.eachFile("python", p.bindImports)
-	r.eachFile("python", p.resolveBases)
+	r.eachFile(Python, p.bindImports)
+	r.eachFile(Python, p.resolveBases)
 	p.fullMRO = true
-	r.eachCallFile("python", p.resolveCalls)
+	r.eachCallFile(Python, p.resolveCalls)
 }
 
 // registerModules maps dotted module names to files: a/b.py and
@@ -68,12 +68,12 @@ func resolvePython(r *resolver) {
 func (p *pyResolver) registerModules() {
 	rootPkg := ""
 	for _, f := range p.files {
-		if f.Lang == "python" && f.Path == "__init__.py" && isDotted(p.rootBase) {
+		if f.Lang == Python && f.Path == "__init__.py" && IsDotted(p.rootBase) {
 			rootPkg = p.rootBase
 		}
 	}
 	for i, f := range p.files {
-		if f.Lang != "python" {
+		if f.Lang != Python {
 			continue
 		}
 		dotted := strings.TrimSuffix(f.Path, path.Ext(f.Path))

@@ -333,7 +333,7 @@ func (p *pyResolver) resolveBases(f int) {
 			if i := strings.IndexByte(b, '['); i > 0 {
 				b = b[:i] // Generic[T] -> Generic
 			}
-			if !isDotted(b) {
+			if !IsDotted(b) {
 				continue
 			}
 			if memo == nil {
@@ -362,7 +362,7 @@ func (p *pyResolver) resolveCalls(f int) {
 func (p *pyResolver) resolveCall(f int, u int32, name string, memo *fileMemo) int32 {
 	if rest, ok := strings.CutPrefix(name, "super()."); ok {
 		c := p.enclosingClass(u)
-		if c < 0 || !isDotted(rest) || strings.IndexByte(rest, '.') >= 0 {
+		if c < 0 || !IsDotted(rest) || strings.IndexByte(rest, '.') >= 0 {
 			return -1
 		}
 		memo.depAll(p.baseDeps[p.fileOf[c]])
@@ -373,7 +373,7 @@ func (p *pyResolver) resolveCall(f int, u int32, name string, memo *fileMemo) in
 		}
 		return -1
 	}
-	if !isDotted(name) {
+	if !IsDotted(name) {
 		return -1
 	}
 	t := p.resolveDotted(f, u, name, memo)

@@ -165,7 +165,7 @@ var scriptTablesOnce sync.Once
 // setScriptTables gives the C walker each script grammar's table, once.
 func setScriptTables() {
 	scriptTablesOnce.Do(func() {
-		for _, l := range []*language{jsLang, tsLang, tsxLang} {
+		for _, l := range []*Language{jsLang, tsLang, tsxLang} {
 			kinds, fields := scriptTable(l.grammar())
 			C.script_set_table(C.int(l.scan),
 				(*C.uint8_t)(unsafe.Pointer(&kinds[0])), C.uint32_t(len(kinds)),

@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,13 +10,14 @@ import (
 
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/python"
+	"github.com/swe-adept/swe-adept/index/internal/corpus"
 )
 
 // The Python walker (scan_python.c) must find what this tree-sitter query
 // finds: the query states the rules plainly, the scanner is the fast way
 // to follow them. refExtractPython is the extractor that read the query.
 
-var refPyLang = &language{
+var refPyLang = &Language{
 	name:    "python",
 	exts:    []string{".py"},
 	grammar: python.GetLanguage,
@@ -91,14 +91,14 @@ func refExtractPython(x0 *extraction) {
 			d.startByte, d.start = n.StartByte(), lineOf(n)
 		}
 	}
-	x.finish(func(d *def, parent *rawUnit) rawKind {
+	x.finish(func(d *def, parent *RawUnit) RawKind {
 		switch {
 		case d.class:
-			return rawClass
-		case parent != nil && parent.Kind == rawClass:
-			return rawMethod
+			return RawClass
+		case parent != nil && parent.Kind == RawClass:
+			return RawMethod
 		default:
-			return rawFunction
+			return RawFunction
 		}
 	})
 }
@@ -158,11 +158,11 @@ func (x refExtraction) pyImport(n *sitter.Node) {
 		c := n.NamedChild(i)
 		switch c.Type() {
 		case "dotted_name":
-			x.out.Imports = append(x.out.Imports, rawImport{Module: compactCall(x.text(c)), Line: line})
+			x.out.Imports = append(x.out.Imports, Import{Module: compactCall(x.text(c)), Line: line})
 		case "aliased_import":
 			mod, alias := c.ChildByFieldName("name"), c.ChildByFieldName("alias")
 			if mod != nil && alias != nil {
-				x.out.Imports = append(x.out.Imports, rawImport{
+				x.out.Imports = append(x.out.Imports, Import{
 					Module: compactCall(x.text(mod)), Alias: string(x.text(alias)), Line: line,
 				})
 			}
@@ -182,7 +182,7 @@ func (x refExtraction) pyImportFrom(n *sitter.Node) {
 		level++
 	}
 	mod = mod[level:]
-	base := rawImport{Module: mod, Level: level, Line: line}
+	base := Import{Module: mod, Level: level, Line: line}
 	for i := 0; i < int(n.NamedChildCount()); i++ {
 		c := n.NamedChild(i)
 		if c.StartByte() == modNode.StartByte() {
@@ -215,14 +215,14 @@ func (x refExtraction) pyAssign(m *sitter.QueryMatch) {
 		return
 	}
 	name := string(x.text(v))
-	if !isDotted(name) {
+	if !IsDotted(name) {
 		return
 	}
 	if head, rest, ok := strings.Cut(name, "."); ok && (head != "self" || strings.IndexByte(rest, '.') >= 0) {
 		return
 	}
 	typ := pyCallName(x.text(callee))
-	if !isDotted(typ) {
+	if !IsDotted(typ) {
 		return
 	}
 	x.vars = append(x.vars, callSite{pos: v.StartByte(), line: lineOf(v), name: name, typ: typ})
@@ -252,13 +252,13 @@ func pyScanSeeds(t testing.TB) [][]byte {
 }
 
 // sameAsQuery fails if the scanner and the query extract src differently.
-func sameAsQuery(t *testing.T, p *parser, src []byte) {
+func sameAsQuery(t *testing.T, p *Parser, src []byte) {
 	t.Helper()
-	got, err := p.extractFile(context.Background(), pythonLang, "f.py", src, DefaultMaxFileSize)
+	got, err := p.Extract(context.Background(), pythonLang, "f.py", src, maxFileSize)
 	if err != nil {
 		t.Fatalf("scanner: %v", err)
 	}
-	want, err := p.extractFile(context.Background(), refPyLang, "f.py", src, DefaultMaxFileSize)
+	want, err := p.Extract(context.Background(), refPyLang, "f.py", src, maxFileSize)
 	if err != nil {
 		t.Fatalf("query: %v", err)
 	}
@@ -279,19 +279,15 @@ func TestPyScanMatchesQuery(t *testing.T) {
 // code, where the scanner's shortcuts (the strings and imports it does not
 // enter) meet every construct the language has.
 func TestPyScanMatchesQueryOnStdlib(t *testing.T) {
-	dir := stdlibOrSkip(t)
-	cands, _, err := walk(context.Background(), dir, nil, slog.New(slog.DiscardHandler))
-	if err != nil || len(cands) == 0 {
-		t.Skipf("no Python standard library at %s (%v)", dir, err)
+	dir := corpus.StdlibOrSkip(t)
+	srcs := corpusSources(t, dir, func(l *Language) bool { return l == pythonLang })
+	if len(srcs) == 0 {
+		t.Skipf("no Python standard library at %s", dir)
 	}
 	p := newParser()
 	defer p.close()
-	for i := 0; i < len(cands); i += 7 {
-		src, err := os.ReadFile(cands[i].abs)
-		if err != nil || cands[i].lang != pythonLang || sniff(src, nil) != "" || len(src) > DefaultMaxFileSize {
-			continue
-		}
-		sameAsQuery(t, p, src)
+	for i := 0; i < len(srcs); i += 7 {
+		sameAsQuery(t, p, srcs[i].src)
 	}
 }
 

@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/swe-adept/swe-adept/index/internal/corpus"
 )
 
 // The script matcher (script_match.go) must find what these tree-sitter
@@ -59,7 +59,7 @@ const refJSXQuery = `
 (jsx_self_closing_element name: (_) @jsx)
 `
 
-func refScriptQueryFor(l *language) string {
+func refScriptQueryFor(l *Language) string {
 	switch l {
 	case jsLang:
 		return refScriptQuery + refJSQuery + refJSXQuery
@@ -73,7 +73,7 @@ func refScriptQueryFor(l *language) string {
 // queryMatches lists the query's matches as "role@start-end name=s-e ...",
 // sorted; a role found twice at one node (one match per function argument
 // of a wrapper call) counts once, with its first match.
-func queryMatches(t testing.TB, l *language, src []byte) []string {
+func queryMatches(t testing.TB, l *Language, src []byte) []string {
 	t.Helper()
 	q, err := sitter.NewQuery([]byte(refScriptQueryFor(l)), l.grammar())
 	if err != nil {
@@ -122,7 +122,7 @@ func queryMatches(t testing.TB, l *language, src []byte) []string {
 }
 
 // scanMatches lists the matcher's matches as queryMatches does.
-func scanMatches(t testing.TB, sc *scanner, l *language, src []byte) []string {
+func scanMatches(t testing.TB, sc *scanner, l *Language, src []byte) []string {
 	t.Helper()
 	recs, _, err := sc.scan(context.Background(), l.scan, src)
 	if err != nil {
@@ -163,7 +163,7 @@ func matchString(key string, caps map[string]string) string {
 // walker does not record comments, so to the matcher "f(/* c */ 'x')"
 // has one argument where the query's anchors see two; the two are
 // compared on the source with its comments blanked.
-func sameMatches(t testing.TB, sc *scanner, l *language, src []byte) {
+func sameMatches(t testing.TB, sc *scanner, l *Language, src []byte) {
 	t.Helper()
 	src = blankComments(t, l, src)
 	want, got := queryMatches(t, l, src), scanMatches(t, sc, l, src)
@@ -184,7 +184,7 @@ func sameMatches(t testing.TB, sc *scanner, l *language, src []byte) {
 }
 
 // refParse parses src with the library's own parser.
-func refParse(t testing.TB, l *language, src []byte) *sitter.Tree {
+func refParse(t testing.TB, l *Language, src []byte) *sitter.Tree {
 	t.Helper()
 	p := sitter.NewParser()
 	defer p.Close()
@@ -198,7 +198,7 @@ func refParse(t testing.TB, l *language, src []byte) *sitter.Tree {
 
 // blankComments turns every comment into spaces, keeping its newlines (a
 // comment across lines ends a statement as a newline would).
-func blankComments(t testing.TB, l *language, src []byte) []byte {
+func blankComments(t testing.TB, l *Language, src []byte) []byte {
 	t.Helper()
 	tree := refParse(t, l, src)
 	defer tree.Close()
@@ -221,13 +221,13 @@ func blankComments(t testing.TB, l *language, src []byte) []byte {
 	return out
 }
 
-func scriptMatchSeeds(t testing.TB) map[*language][][]byte {
-	seeds := map[*language][][]byte{}
+func scriptMatchSeeds(t testing.TB) map[*Language][][]byte {
+	seeds := map[*Language][][]byte{}
 	for _, glob := range []string{"jsrepo/*/*.*", "jsrepo/*/*/*.*", "tsrepo/*/*.*", "tsrepo/*/*/*.*"} {
 		paths, _ := filepath.Glob(filepath.Join("..", "testdata", "index", glob))
 		for _, p := range paths {
-			l := langForPath(p)
-			if l == nil || !isScript(l.name) {
+			l := ForPath(p)
+			if l == nil || !IsScript(l.Name()) {
 				continue
 			}
 			data, err := os.ReadFile(p)
@@ -237,7 +237,7 @@ func scriptMatchSeeds(t testing.TB) map[*language][][]byte {
 			seeds[l] = append(seeds[l], data)
 		}
 	}
-	for _, l := range []*language{jsLang, tsLang, tsxLang} {
+	for _, l := range []*Language{jsLang, tsLang, tsxLang} {
 		seeds[l] = append(seeds[l],
 			[]byte("const a = require('a'), {b, c: d} = require(\"b\"), e = require('e').f; x.y = function () {}"),
 			[]byte("const w = memo(() => 1, function g() {}); this.p = new P(); const q = new Q.R(1)"),
@@ -274,21 +274,14 @@ func TestScriptMatchesQueryOnNPM(t *testing.T) {
 	sc := newScanner()
 	defer sc.close()
 	found := false
-	for _, c := range corpora() {
-		if !c.script {
+	for _, c := range corpus.All() {
+		if !c.Script || !c.Installed() {
 			continue
 		}
-		cands, _, err := walk(context.Background(), c.dir, nil, slog.New(slog.DiscardHandler))
-		if err != nil {
-			continue
-		}
-		for i := 0; i < len(cands); i += 3 {
-			src, err := os.ReadFile(cands[i].abs)
-			if err != nil || !isScript(cands[i].lang.name) || sniff(src, cands[i].lang) != "" || len(src) > DefaultMaxFileSize {
-				continue
-			}
+		srcs := corpusSources(t, c.Dir, func(l *Language) bool { return IsScript(l.Name()) })
+		for i := 0; i < len(srcs); i += 3 {
 			found = true
-			sameMatches(t, sc, cands[i].lang, src)
+			sameMatches(t, sc, srcs[i].lang, srcs[i].src)
 		}
 	}
 	if !found {
@@ -297,7 +290,7 @@ func TestScriptMatchesQueryOnNPM(t *testing.T) {
 }
 
 func FuzzScriptMatchesQuery(f *testing.F) {
-	langs := []*language{jsLang, tsLang, tsxLang}
+	langs := []*Language{jsLang, tsLang, tsxLang}
 	for i, l := range langs {
 		for _, src := range scriptMatchSeeds(f)[l] {
 			f.Add(src, uint8(i))

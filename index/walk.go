@@ -53,7 +53,7 @@ type candidate struct {
 	abs   string
 	size  int64
 	mtime int64
-	lang  *language
+	lang  *Language
 }
 
 type walker struct {
@@ -185,7 +185,7 @@ func (w *walker) file(dirAbs string, rel []string, name string, m gitignore.Matc
 		w.skip(SkipSymlink, relPath, nil)
 		return
 	}
-	c := candidate{rel: relPath, abs: abs, size: info.Size(), mtime: info.ModTime().UnixNano(), lang: langForPath(name)}
+	c := candidate{rel: relPath, abs: abs, size: info.Size(), mtime: info.ModTime().UnixNano(), lang: ForPath(name)}
 	if w.found != nil {
 		w.found(c)
 		return
@@ -229,7 +229,7 @@ func readIgnoreFile(path string, domain []string, ps []gitignore.Pattern) []giti
 // does: a NUL byte early on means binary; Go's generated-file marker means
 // generated; a script whose first 8 KB hold fewer than 16 lines is a
 // minified bundle.
-func sniff(src []byte, l *language) string {
+func sniff(src []byte, l *Language) string {
 	head := src
 	if len(head) > 8192 {
 		head = head[:8192]
@@ -237,7 +237,7 @@ func sniff(src []byte, l *language) string {
 	if bytes.IndexByte(head, 0) >= 0 {
 		return SkipBinary
 	}
-	if l != nil && isScript(l.name) && len(head) == 8192 && bytes.Count(head, []byte{'\n'}) < 16 {
+	if l != nil && IsScript(l.Name()) && len(head) == 8192 && bytes.Count(head, []byte{'\n'}) < 16 {
 		return SkipMinified
 	}
 	if i := bytes.Index(head, []byte("Code generated ")); i >= 0 {

@@ -115,7 +115,7 @@ func readListing(abs string, mtime int64) (*dirListing, error) {
 			l.dirs = append(l.dirs, name)
 		case typ.IsRegular() && name == ".gitignore":
 			l.ignore = true
-		case typ.IsRegular() && langForPath(name) != nil:
+		case typ.IsRegular() && ForPath(name) != nil:
 			l.files = append(l.files, name)
 		}
 	}
