@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"sync/atomic"
 	"time"
+
+	"github.com/swe-adept/swe-adept/index/parse"
 )
 
 // DefaultMaxFileSize is the size above which a file is not parsed but cut
@@ -170,13 +172,13 @@ func checkRoot(root string) (string, error) {
 }
 
 func countFlags(degraded map[string]int, flags uint8) {
-	if flags&FlagSyntaxError != 0 {
+	if flags&parse.FlagSyntaxError != 0 {
 		degraded[SkipSyntaxError]++
 	}
-	if flags&FlagNonUTF8 != 0 {
+	if flags&parse.FlagNonUTF8 != 0 {
 		degraded[SkipNonUTF8]++
 	}
-	if flags&FlagTooLarge != 0 {
+	if flags&parse.FlagTooLarge != 0 {
 		degraded[SkipTooLarge]++
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"hash/crc32"
 	"io"
 	"unsafe"
+
+	"github.com/swe-adept/swe-adept/index/parse"
 )
 
 // The cache file is compact binary rather than gob: a warm run must load
@@ -78,7 +80,7 @@ func encodeCache(w io.Writer, res *extractResult, files []int, maxSize int64) er
 	return out.close()
 }
 
-func (e *encoder) encodeFile(f *RawFile, k fileKey) {
+func (e *encoder) encodeFile(f *parse.File, k fileKey) {
 	e.str(f.Path)
 	e.str(f.Lang)
 	e.uint(uint64(f.Lines))
@@ -112,7 +114,7 @@ func (e *encoder) encodeFile(f *RawFile, k fileKey) {
 	e.bytes(c.buf)
 }
 
-func (e *encoder) encodeCalls(u *RawUnit) {
+func (e *encoder) encodeCalls(u *parse.Unit) {
 	e.uint(uint64(len(u.Calls)))
 	for _, c := range u.Calls {
 		e.str(c.Name)
@@ -121,7 +123,7 @@ func (e *encoder) encodeCalls(u *RawUnit) {
 	}
 }
 
-func (e *encoder) encodeUnit(u *RawUnit) {
+func (e *encoder) encodeUnit(u *parse.Unit) {
 	e.uint(uint64(u.Kind))
 	e.str(u.Name)
 	e.str(u.Qual)
@@ -280,7 +282,7 @@ func decodeCache(data []byte, maxSize int64) (map[string]cacheEntry, error) {
 
 // decode reads the entry's whole extraction; decodeCache only read the
 // header, so that the workers decode their files in parallel.
-func (e *cacheEntry) decode() (*RawFile, error) {
+func (e *cacheEntry) decode() (*parse.File, error) {
 	d := e.rec.decoder()
 	f, _ := d.decodeFile()
 	if d.err == nil && len(d.buf) != 0 {
@@ -291,22 +293,22 @@ func (e *cacheEntry) decode() (*RawFile, error) {
 
 // decodeHeader reads a record's file fields and key, which come before its
 // units.
-func (d *decoder) decodeHeader() (RawFile, fileKey) {
-	f := RawFile{Path: d.str(), Lang: d.str(), Lines: int(d.uint()), Size: d.int(), Flags: uint8(d.uint()), Pkg: d.str()}
+func (d *decoder) decodeHeader() (parse.File, fileKey) {
+	f := parse.File{Path: d.str(), Lang: d.str(), Lines: int(d.uint()), Size: d.int(), Flags: uint8(d.uint()), Pkg: d.str()}
 	return f, fileKey{size: d.int(), mtime: d.int(), hash: uint32(d.uint())}
 }
 
-func (d *decoder) decodeFile() (*RawFile, fileKey) {
+func (d *decoder) decodeFile() (*parse.File, fileKey) {
 	hdr, k := d.decodeHeader()
 	f := &hdr
-	f.Units = make([]RawUnit, d.count())
+	f.Units = make([]parse.Unit, d.count())
 	for i := range f.Units {
 		d.decodeUnit(&f.Units[i], i)
 	}
 	if n := d.count(); n > 0 {
-		f.Imports = make([]Import, n)
+		f.Imports = make([]parse.Import, n)
 		for i := range f.Imports {
-			f.Imports[i] = Import{Module: d.str(), Level: int(d.uint()), Name: d.str(), Alias: d.str(), Line: int(d.uint())}
+			f.Imports[i] = parse.Import{Module: d.str(), Level: int(d.uint()), Name: d.str(), Alias: d.str(), Line: int(d.uint())}
 		}
 	}
 	if calls := d.section(); d.err == nil {
@@ -316,11 +318,11 @@ func (d *decoder) decodeFile() (*RawFile, fileKey) {
 }
 
 // callSection is a loaded record's calls, kept encoded until the file's
-// calls are linked (rawFile.encoded). A file loaded from the cache is the
+// calls are linked (parse.File.Encoded). A file loaded from the cache is the
 // only kind whose calls are encoded.
 type callSection section
 
-func (s *callSection) DecodeCalls(units []RawUnit) bool {
+func (s *callSection) DecodeCalls(units []parse.Unit) bool {
 	d := (*section)(s).decoder()
 	for i := range units {
 		d.decodeCalls(&units[i])
@@ -328,16 +330,16 @@ func (s *callSection) DecodeCalls(units []RawUnit) bool {
 	return d.err == nil && len(d.buf) == 0
 }
 
-func (d *decoder) decodeCalls(u *RawUnit) {
+func (d *decoder) decodeCalls(u *parse.Unit) {
 	if nc := d.count(); nc > 0 {
-		u.Calls = make([]RawCall, nc)
+		u.Calls = make([]parse.Call, nc)
 		for i := range u.Calls {
-			u.Calls[i] = RawCall{Name: d.str(), Line: int(d.uint()), Count: int(d.uint())}
+			u.Calls[i] = parse.Call{Name: d.str(), Line: int(d.uint()), Count: int(d.uint())}
 		}
 	}
 }
 
-func (d *decoder) decodeUnit(u *RawUnit, i int) {
+func (d *decoder) decodeUnit(u *parse.Unit, i int) {
 	u.Kind = kindFromCode(d.uint())
 	u.Name, u.Qual, u.QualName = d.str(), d.str(), d.str()
 	u.Start, u.End = int(d.uint()), int(d.uint())
@@ -355,17 +357,17 @@ func (d *decoder) decodeUnit(u *RawUnit, i int) {
 	}
 	u.Recv, u.RecvVar = d.str(), d.str()
 	if nv := d.count(); nv > 0 {
-		u.Vars = make([]Var, nv)
+		u.Vars = make([]parse.Var, nv)
 		for i := range u.Vars {
-			u.Vars[i] = Var{Name: d.str(), Type: d.str()}
+			u.Vars[i] = parse.Var{Name: d.str(), Type: d.str()}
 		}
 	}
 }
 
 // kindFromCode reads a unit's kind, taking an unknown one for a chunk.
-func kindFromCode(c uint64) RawKind {
-	if c <= uint64(RawChunk) {
-		return RawKind(c)
+func kindFromCode(c uint64) parse.Kind {
+	if c <= uint64(parse.KindChunk) {
+		return parse.Kind(c)
 	}
-	return RawChunk
+	return parse.KindChunk
 }

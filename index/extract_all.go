@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"sync"
+
+	"github.com/swe-adept/swe-adept/index/parse"
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -16,7 +18,7 @@ func contentHash(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 
 // extractResult is every kept file's raw units and bytes, in path order.
 type extractResult struct {
-	files   []*RawFile
+	files   []*parse.File
 	sources [][]byte
 	keys    []fileKey
 	// enc and iface are made by the workers, so that saving the cache and
@@ -38,7 +40,7 @@ type fileKey struct {
 }
 
 type extractOut struct {
-	raw    *RawFile
+	raw    *parse.File
 	src    []byte
 	key    fileKey
 	enc    []byte
@@ -58,7 +60,7 @@ func extractAll(ctx context.Context, q *fileQueue, cache *fileCache, opts Option
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := &worker{p: GetParser()}
+			w := &worker{p: parse.GetParser()}
 			defer w.p.Release()
 			for j := q.pop(); j != nil; j = q.pop() {
 				if ctx.Err() == nil {
@@ -112,7 +114,7 @@ func collect(jobs []*job, opts Options) (*extractResult, error) {
 // worker is one extraction goroutine's parser, and its buffers for each
 // file's cache record and interface digest.
 type worker struct {
-	p      *Parser
+	p      *parse.Parser
 	enc    encoder
 	digest digester
 }
@@ -141,7 +143,7 @@ func (w *worker) extractOne(ctx context.Context, c *candidate, cache *fileCache,
 		// A parser failure on one file must not stop the index: keep the
 		// file as plain chunks.
 		opts.Logger.Warn("index: parse failed", "path", c.rel, "err", err)
-		raw = Unparsed(c.lang, c.rel, src, FlagSyntaxError)
+		raw = parse.Unparsed(c.lang, c.rel, src, parse.FlagSyntaxError)
 	}
 	out := extractOut{raw: raw, src: src, key: key, parsed: true, iface: w.digest.digest(raw)}
 	if !cache.off {
@@ -151,7 +153,7 @@ func (w *worker) extractOne(ctx context.Context, c *candidate, cache *fileCache,
 }
 
 // record is the file's cache record.
-func (w *worker) record(raw *RawFile, key fileKey) []byte {
+func (w *worker) record(raw *parse.File, key fileKey) []byte {
 	w.enc.buf = w.enc.buf[:0]
 	w.enc.encodeFile(raw, key)
 	return slices.Clone(w.enc.buf)

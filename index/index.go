@@ -3,6 +3,8 @@ package index
 import (
 	"fmt"
 	"sort"
+
+	"github.com/swe-adept/swe-adept/index/parse"
 )
 
 // Index is a repository's code units and code-structure tree, with the file
@@ -39,7 +41,7 @@ func New(root string, files []*File, units []*Unit, sources map[string][]byte) *
 }
 
 // Languages names the languages Build reads, for messages.
-func Languages() []string { return Names() }
+func Languages() []string { return parse.Names() }
 
 // Root is the absolute path of the indexed repository.
 func (ix *Index) Root() string { return ix.root }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/swe-adept/swe-adept/index/parse"
 )
 
 // The cache and the links are split into shards by a hash of the path, so
@@ -53,7 +55,7 @@ func shardOf(path string, n int) int {
 }
 
 // byShard lists, per shard of n, the indexes of the files it holds.
-func byShard(files []*RawFile, n int) [][]int {
+func byShard(files []*parse.File, n int) [][]int {
 	out := make([][]int, n)
 	for i, f := range files {
 		k := shardOf(f.Path, n)

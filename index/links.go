@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/swe-adept/swe-adept/index/parse"
 )
 
 // The links keep the previous run's call resolution: for every file, each
@@ -90,27 +92,27 @@ func programID() string {
 // calls are read only when resolving that file; chunks are never call
 // targets or parents; and resolution reads positions only to find a
 // class's own members, which the parent links already fix.
-func ifaceDigest(f *RawFile) uint64 {
+func ifaceDigest(f *parse.File) uint64 {
 	var d digester
 	return d.digest(f)
 }
 
 // digester keeps its buffers from one file to the next.
 type digester struct {
-	units   []RawUnit
+	units   []parse.Unit
 	kept    []int
-	imports []Import
+	imports []parse.Import
 	e       encoder
 }
 
-func (d *digester) digest(f *RawFile) uint64 {
+func (d *digester) digest(f *parse.File) uint64 {
 	p := *f
 	p.Lines, p.Size, p.Encoded = 0, 0, nil
 	d.units = d.units[:0]
 	d.kept = slices.Grow(d.kept[:0], len(f.Units))[:len(f.Units)]
 	for i := range f.Units {
 		u := f.Units[i]
-		if u.Kind == RawChunk {
+		if u.Kind == parse.KindChunk {
 			d.kept[i] = -2
 			continue
 		}
@@ -323,9 +325,9 @@ func (ls *linkSet) reusable(res *extractResult, iface []uint64, goModule string)
 			continue
 		}
 		switch f.Lang {
-		case Python, JavaScript, TypeScript:
+		case parse.Python, parse.JavaScript, parse.TypeScript:
 			changed[i>>6] |= 1 << (i & 63)
-		case Go:
+		case parse.Go:
 			changedDirs[goDir(f.Path)] = true
 		default:
 			return nil
@@ -341,15 +343,15 @@ func (ls *linkSet) reusable(res *extractResult, iface []uint64, goModule string)
 
 // readsChanged is whether a file whose content did not change may read
 // one whose interface did.
-func readsChanged(f *RawFile, deps []int32, changed []uint64, changedDirs map[string]bool, goModule string) bool {
+func readsChanged(f *parse.File, deps []int32, changed []uint64, changedDirs map[string]bool, goModule string) bool {
 	switch f.Lang {
-	case Python, JavaScript, TypeScript:
+	case parse.Python, parse.JavaScript, parse.TypeScript:
 		for _, d := range deps {
 			if int(d)>>6 < len(changed) && changed[d>>6]&(1<<(d&63)) != 0 {
 				return true
 			}
 		}
-	case Go:
+	case parse.Go:
 		if len(changedDirs) == 0 {
 			return false
 		}

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/swe-adept/swe-adept/index/parse"
 )
 
 // resolver turns raw files into linked units. Units are numbered globally
@@ -12,7 +14,7 @@ import (
 // and each file's top-level names are found through one map keyed by
 // (scope, name), where a file's scope is -(file index + 1).
 type resolver struct {
-	files []*RawFile
+	files []*parse.File
 	// rootBase is the root directory's name: a root that is itself a
 	// Python package is imported under it.
 	rootBase string
@@ -22,7 +24,7 @@ type resolver struct {
 	scripts *scriptConfig
 	offs    []int32 // first global unit index of each file
 	units   []*Unit
-	raw     []*RawUnit
+	raw     []*parse.Unit
 	parent  []int32
 	fileOf  []int32
 	// hasMembers marks units with child definitions, so name lookups
@@ -51,7 +53,7 @@ func fileScope(f int) int32 { return -int32(f) - 1 }
 
 // newResolver creates the Unit values with IDs, parents and contains edges;
 // calls are linked by each language's resolve.
-func newResolver(rootBase string, files []*RawFile, workers int) *resolver {
+func newResolver(rootBase string, files []*parse.File, workers int) *resolver {
 	r := &resolver{files: files, rootBase: rootBase, offs: make([]int32, len(files)), workers: workers,
 		counts: make([]callCounts, len(files)), deps: make([][]int32, len(files))}
 	n := 0
@@ -60,7 +62,7 @@ func newResolver(rootBase string, files []*RawFile, workers int) *resolver {
 		n += len(f.Units)
 	}
 	r.units = make([]*Unit, n)
-	r.raw = make([]*RawUnit, n)
+	r.raw = make([]*parse.Unit, n)
 	r.parent = make([]int32, n)
 	r.fileOf = make([]int32, n)
 	r.hasMembers = make([]bool, n)
@@ -92,12 +94,12 @@ func newResolver(rootBase string, files []*RawFile, workers int) *resolver {
 }
 
 // unitKinds names each kind of raw unit.
-var unitKinds = [...]Kind{RawFunction: KindFunction, RawClass: KindClass, RawMethod: KindMethod, RawChunk: KindChunk}
+var unitKinds = [...]Kind{parse.KindFunction: KindFunction, parse.KindClass: KindClass, parse.KindMethod: KindMethod, parse.KindChunk: KindChunk}
 
 // memberTable maps every scope's names to their units: a file's top-level
 // definitions and a unit's nested ones. A later definition of a name wins,
 // as in Python.
-func memberTable(files []*RawFile, offs []int32, n int) map[scopeName]int32 {
+func memberTable(files []*parse.File, offs []int32, n int) map[scopeName]int32 {
 	m := make(map[scopeName]int32, n)
 	for fi, f := range files {
 		for j := range f.Units {
@@ -105,7 +107,7 @@ func memberTable(files []*RawFile, offs []int32, n int) map[scopeName]int32 {
 			switch g := offs[fi] + int32(j); {
 			case ru.Parent >= 0:
 				m[scopeName{offs[fi] + int32(ru.Parent), ru.Name}] = g
-			case ru.Kind != RawChunk:
+			case ru.Kind != parse.KindChunk:
 				m[scopeName{fileScope(fi), ru.Name}] = g
 			}
 		}
@@ -115,7 +117,7 @@ func memberTable(files []*RawFile, offs []int32, n int) map[scopeName]int32 {
 
 // unitIDs makes every unit's ID, "path:Qual", as slices of one string:
 // one allocation instead of one per unit.
-func unitIDs(files []*RawFile, n int) []string {
+func unitIDs(files []*parse.File, n int) []string {
 	size := 0
 	for _, f := range files {
 		for j := range f.Units {
@@ -146,7 +148,7 @@ func unitIDs(files []*RawFile, n int) []string {
 // with room for its contains edges, all cut from one array; the capacity
 // ends at each unit's share, so appending past it cannot reach a
 // neighbour's edges.
-func containsBlocks(files []*RawFile, block []Unit) [][]Edge {
+func containsBlocks(files []*parse.File, block []Unit) [][]Edge {
 	counts := make([]int32, len(block))
 	total, off := 0, 0
 	for _, f := range files {
@@ -198,12 +200,12 @@ func (r *resolver) link(u, target int32, line int) {
 	pu.Children = append(pu.Children, Edge{ID: id, Rel: Invokes, Line: line})
 }
 
-func (r *resolver) unresolved(u int32, c *RawCall) {
+func (r *resolver) unresolved(u int32, c *parse.Call) {
 	r.units[u].Unresolved = append(r.units[u].Unresolved, Call{Name: c.Name, Line: c.Line})
 	r.counts[r.fileOf[u]].unresolved += c.Count
 }
 
-func (r *resolver) resolvedCall(u int32, c *RawCall) {
+func (r *resolver) resolvedCall(u int32, c *parse.Call) {
 	r.counts[r.fileOf[u]].resolved += c.Count
 }
 

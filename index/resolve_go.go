@@ -7,6 +7,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/swe-adept/swe-adept/index/parse"
 )
 
 // goResolver links Go calls within the module: same-package functions and
@@ -28,8 +30,8 @@ func resolveGo(r *resolver) {
 	g := &goResolver{resolver: r, pkgOf: make([]int32, len(r.files)), pkgDir: map[string]int32{}, pkgName: map[int32]string{}, imports: make([]map[string]string, len(r.files))}
 	g.groupPackages()
 	g.attachMethods()
-	r.eachFile(Go, g.bindImports)
-	r.eachCallFile(Go, g.resolveCalls)
+	r.eachFile(parse.Go, g.bindImports)
+	r.eachCallFile(parse.Go, g.resolveCalls)
 }
 
 // groupPackages numbers packages (directory plus package name, so that an
@@ -39,7 +41,7 @@ func (g *goResolver) groupPackages() {
 	ids := map[string]int32{}
 	for fi, f := range g.files {
 		g.pkgOf[fi] = -1
-		if f.Lang != Go {
+		if f.Lang != parse.Go {
 			continue
 		}
 		dir := goDir(f.Path)
@@ -69,7 +71,7 @@ func (g *goResolver) groupPackages() {
 // type is declared in the same package, whichever file holds it.
 func (g *goResolver) attachMethods() {
 	for fi, f := range g.files {
-		if f.Lang != Go {
+		if f.Lang != parse.Go {
 			continue
 		}
 		lo, hi := g.fileUnits(fi)
@@ -144,7 +146,7 @@ func (g *goResolver) resolveCall(fi int, u int32, name string) int32 {
 }
 
 func (g *goResolver) resolveCallHops(fi int, u int32, name string, hops int) int32 {
-	if !IsDotted(name) || hops > maxHops {
+	if !parse.IsDotted(name) || hops > maxHops {
 		return -1
 	}
 	head, rest, dotted := strings.Cut(name, ".")
@@ -260,7 +262,7 @@ func goResultType(sig, name string) string {
 	if k := strings.IndexByte(res, '['); k >= 0 {
 		res = res[:k]
 	}
-	if !IsDotted(res) {
+	if !parse.IsDotted(res) {
 		return ""
 	}
 	return res

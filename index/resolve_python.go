@@ -3,6 +3,8 @@ package index
 import (
 	"path"
 	"strings"
+
+	"github.com/swe-adept/swe-adept/index/parse"
 )
 
 // pyTarget is what a Python name refers to inside the repo: a unit, or a
@@ -54,10 +56,10 @@ func resolvePython(r *resolver) {
 		moduleVars: make([]map[string]string, len(r.files)), baseDeps: make([][]int32, len(r.files)),
 	}
 	p.registerModules()
-	r.eachFile(Python, p.bindImports)
-	r.eachFile(Python, p.resolveBases)
+	r.eachFile(parse.Python, p.bindImports)
+	r.eachFile(parse.Python, p.resolveBases)
 	p.fullMRO = true
-	r.eachCallFile(Python, p.resolveCalls)
+	r.eachCallFile(parse.Python, p.resolveCalls)
 }
 
 // registerModules maps dotted module names to files: a/b.py and
@@ -68,12 +70,12 @@ func resolvePython(r *resolver) {
 func (p *pyResolver) registerModules() {
 	rootPkg := ""
 	for _, f := range p.files {
-		if f.Lang == Python && f.Path == "__init__.py" && IsDotted(p.rootBase) {
+		if f.Lang == parse.Python && f.Path == "__init__.py" && parse.IsDotted(p.rootBase) {
 			rootPkg = p.rootBase
 		}
 	}
 	for i, f := range p.files {
-		if f.Lang != Python {
+		if f.Lang != parse.Python {
 			continue
 		}
 		dotted := strings.TrimSuffix(f.Path, path.Ext(f.Path))

@@ -2,6 +2,8 @@ package index
 
 import (
 	"strings"
+
+	"github.com/swe-adept/swe-adept/index/parse"
 )
 
 // lookupInModule finds name as an attribute of module mod: a top-level
@@ -333,7 +335,7 @@ func (p *pyResolver) resolveBases(f int) {
 			if i := strings.IndexByte(b, '['); i > 0 {
 				b = b[:i] // Generic[T] -> Generic
 			}
-			if !IsDotted(b) {
+			if !parse.IsDotted(b) {
 				continue
 			}
 			if memo == nil {
@@ -362,7 +364,7 @@ func (p *pyResolver) resolveCalls(f int) {
 func (p *pyResolver) resolveCall(f int, u int32, name string, memo *fileMemo) int32 {
 	if rest, ok := strings.CutPrefix(name, "super()."); ok {
 		c := p.enclosingClass(u)
-		if c < 0 || !IsDotted(rest) || strings.IndexByte(rest, '.') >= 0 {
+		if c < 0 || !parse.IsDotted(rest) || strings.IndexByte(rest, '.') >= 0 {
 			return -1
 		}
 		memo.depAll(p.baseDeps[p.fileOf[c]])
@@ -373,7 +375,7 @@ func (p *pyResolver) resolveCall(f int, u int32, name string, memo *fileMemo) in
 		}
 		return -1
 	}
-	if !IsDotted(name) {
+	if !parse.IsDotted(name) {
 		return -1
 	}
 	t := p.resolveDotted(f, u, name, memo)

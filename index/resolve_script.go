@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/swe-adept/swe-adept/index/parse"
 )
 
 // scriptResolver links JavaScript and TypeScript calls: names bound by
@@ -15,10 +17,10 @@ import (
 type scriptResolver struct {
 	*resolver
 	byPath map[string]int32 // script files by path
-	binds  []map[string]Import
+	binds  []map[string]parse.Import
 	// exports are each file's export statements (re-exports and local
 	// exports), in source order.
-	exports [][]Import
+	exports [][]parse.Import
 	bases   [][]int32 // class unit -> its resolved base classes
 	// baseDeps are, per file, the files resolving its classes' bases read.
 	baseDeps []depSet
@@ -41,10 +43,10 @@ var noScript = scriptTarget{unit: -1, module: -1}
 func (t scriptTarget) ok() bool { return t.unit >= 0 || t.module >= 0 }
 
 func resolveScript(r *resolver) {
-	s := &scriptResolver{resolver: r, byPath: map[string]int32{}, binds: make([]map[string]Import, len(r.files)),
-		exports: make([][]Import, len(r.files)), bases: make([][]int32, len(r.units)), baseDeps: make([]depSet, len(r.files))}
+	s := &scriptResolver{resolver: r, byPath: map[string]int32{}, binds: make([]map[string]parse.Import, len(r.files)),
+		exports: make([][]parse.Import, len(r.files)), bases: make([][]int32, len(r.units)), baseDeps: make([]depSet, len(r.files))}
 	for fi, f := range r.files {
-		if IsScript(f.Lang) {
+		if parse.IsScript(f.Lang) {
 			s.byPath[f.Path] = int32(fi)
 		}
 	}
@@ -57,7 +59,7 @@ func resolveScript(r *resolver) {
 	s.eachCallFileWhere(s.isScriptFile, s.resolveCalls)
 }
 
-func (s *scriptResolver) isScriptFile(f int) bool { return IsScript(s.files[f].Lang) }
+func (s *scriptResolver) isScriptFile(f int) bool { return parse.IsScript(s.files[f].Lang) }
 
 func (s *scriptResolver) each(fn func(f int)) { s.eachFileWhere(s.isScriptFile, fn) }
 
@@ -65,7 +67,7 @@ func (s *scriptResolver) each(fn func(f int)) { s.eachFileWhere(s.isScriptFile, 
 // member of C when C is defined at the top of the same file.
 func (s *scriptResolver) attachAssigned() {
 	for fi, f := range s.files {
-		if !IsScript(f.Lang) {
+		if !parse.IsScript(f.Lang) {
 			continue
 		}
 		lo, hi := s.fileUnits(fi)
@@ -82,11 +84,11 @@ func (s *scriptResolver) attachAssigned() {
 }
 
 func (s *scriptResolver) bindImports(f int) {
-	b := map[string]Import{}
-	var ex []Import
+	b := map[string]parse.Import{}
+	var ex []parse.Import
 	for _, im := range s.files[f].Imports {
 		switch im.Level {
-		case ScriptImport:
+		case parse.ScriptImport:
 			b[im.Alias] = im
 		default:
 			ex = append(ex, im)
@@ -241,7 +243,7 @@ func (s *scriptResolver) exportOf(f int32, name string, hops int, deps depSet) s
 		if e.Alias != name {
 			continue
 		}
-		if e.Level == ScriptExportLocal {
+		if e.Level == parse.ScriptExportLocal {
 			return s.resolveName(int(f), -1, e.Name, hops+1, deps)
 		}
 		mod := s.spec(int(f), e.Module, deps)
@@ -266,7 +268,7 @@ func (s *scriptResolver) exportOf(f int32, name string, hops int, deps depSet) s
 		return noScript
 	}
 	for _, e := range s.exports[f] {
-		if e.Level == ScriptReexport && e.Name == "*" && e.Alias == "" {
+		if e.Level == parse.ScriptReexport && e.Name == "*" && e.Alias == "" {
 			if mod := s.spec(int(f), e.Module, deps); mod >= 0 {
 				if t := s.exportOf(mod, name, hops+1, deps); t.ok() {
 					return t
@@ -412,7 +414,7 @@ func (s *scriptResolver) lookupFile(p string) int32 {
 	return -1
 }
 
-// scriptDotted is isDotted with the characters JavaScript names add:
+// scriptDotted is parse.IsDotted with the characters JavaScript names add:
 // $ and the # of private members.
 func scriptDotted(s string) bool {
 	if s == "" || s[0] == '.' || s[len(s)-1] == '.' || strings.Contains(s, "..") {

@@ -1,4 +1,4 @@
-package index
+package parse
 
 import (
 	"strconv"
@@ -66,14 +66,14 @@ func extractGo(x *extraction) {
 			x.goVar(m)
 		}
 	}
-	x.finish(func(d *def, parent *RawUnit) RawKind {
+	x.finish(func(d *def, parent *Unit) Kind {
 		switch {
 		case d.class:
-			return RawClass
+			return KindClass
 		case d.recv != "":
-			return RawMethod
+			return KindMethod
 		default:
-			return RawFunction
+			return KindFunction
 		}
 	})
 }

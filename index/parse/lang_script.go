@@ -1,4 +1,4 @@
-package index
+package parse
 
 import (
 	"strings"
@@ -61,14 +61,14 @@ func extractScript(x *extraction) {
 	s := &scriptExtraction{extraction: x, t: stree(x.recs), objects: map[uint32]*def{}}
 	s.t.eachMatch(s.match)
 	s.addObjects()
-	x.finish(func(d *def, parent *RawUnit) RawKind {
+	x.finish(func(d *def, parent *Unit) Kind {
 		switch {
 		case d.class:
-			return RawClass
-		case parent != nil && parent.Kind == RawClass, d.recv != "":
-			return RawMethod
+			return KindClass
+		case parent != nil && parent.Kind == KindClass, d.recv != "":
+			return KindMethod
 		default:
-			return RawFunction
+			return KindFunction
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package index
+package parse
 
 import (
 	"context"
@@ -224,7 +224,7 @@ func blankComments(t testing.TB, l *Language, src []byte) []byte {
 func scriptMatchSeeds(t testing.TB) map[*Language][][]byte {
 	seeds := map[*Language][][]byte{}
 	for _, glob := range []string{"jsrepo/*/*.*", "jsrepo/*/*/*.*", "tsrepo/*/*.*", "tsrepo/*/*/*.*"} {
-		paths, _ := filepath.Glob(filepath.Join("..", "testdata", "index", glob))
+		paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "index", glob))
 		for _, p := range paths {
 			l := ForPath(p)
 			if l == nil || !IsScript(l.Name()) {

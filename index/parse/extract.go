@@ -1,4 +1,4 @@
-package index
+package parse
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 // chunkLines is the most lines one chunk of top-level code holds (paper §3.1).
 const chunkLines = 200
 
-// extraction is one file on its way from bytes to a rawFile. The language's
+// extraction is one file on its way from bytes to a File. The language's
 // extract function fills defs, calls and imports from its query's captures;
 // finish turns them into ordered, nested units with chunks.
 type extraction struct {
@@ -20,7 +20,7 @@ type extraction struct {
 	names []string // capture names by capture index
 	qc    *sitter.QueryCursor
 	recs  []uint32 // a native scanner's records, instead of qc
-	out   *RawFile
+	out   *File
 
 	defs  []def
 	calls []callSite
@@ -99,7 +99,7 @@ func (x *extraction) span(s, e uint32) []byte {
 }
 
 // finish builds the file's units from the collected definitions and calls.
-func (x *extraction) finish(kindOf func(d *def, parent *RawUnit) RawKind) {
+func (x *extraction) finish(kindOf func(d *def, parent *Unit) Kind) {
 	sort.SliceStable(x.defs, func(i, j int) bool {
 		a, b := &x.defs[i], &x.defs[j]
 		if a.startByte != b.startByte {
@@ -116,8 +116,8 @@ func (x *extraction) finish(kindOf func(d *def, parent *RawUnit) RawKind) {
 
 // nest orders definitions into units with parents and unique qualified
 // names. owner[i] is the byte range of unit i, used to place calls.
-func (x *extraction) nest(kindOf func(d *def, parent *RawUnit) RawKind) ([]RawUnit, [][2]uint32) {
-	units := make([]RawUnit, 0, len(x.defs))
+func (x *extraction) nest(kindOf func(d *def, parent *Unit) Kind) ([]Unit, [][2]uint32) {
+	units := make([]Unit, 0, len(x.defs))
 	owner := make([][2]uint32, 0, len(x.defs))
 	seen := make(map[string]int, len(x.defs))
 	var stack []int
@@ -127,7 +127,7 @@ func (x *extraction) nest(kindOf func(d *def, parent *RawUnit) RawKind) ([]RawUn
 			stack = stack[:len(stack)-1]
 		}
 		parent := -1
-		var pu *RawUnit
+		var pu *Unit
 		if len(stack) > 0 {
 			parent = stack[len(stack)-1]
 			pu = &units[parent]
@@ -145,7 +145,7 @@ func (x *extraction) nest(kindOf func(d *def, parent *RawUnit) RawKind) ([]RawUn
 		} else {
 			seen[qual] = 1
 		}
-		units = append(units, RawUnit{
+		units = append(units, Unit{
 			Kind: kindOf(d, pu), Name: d.name, Qual: qual, QualName: qualName,
 			Start: d.start, End: d.end, Sig: d.sig, Parent: parent,
 			Bases: d.bases, Recv: d.recv, RecvVar: d.recvVar,
@@ -158,7 +158,7 @@ func (x *extraction) nest(kindOf func(d *def, parent *RawUnit) RawKind) ([]RawUn
 
 // makeChunks cuts the lines no top-level definition covers into runs of at
 // most chunkLines lines, blank lines trimmed at both ends of each run.
-func makeChunks(src []byte, units []RawUnit, lines int) []RawUnit {
+func makeChunks(src []byte, units []Unit, lines int) []Unit {
 	covered := make([]bool, lines+2)
 	for i := range units {
 		if units[i].Parent >= 0 {
@@ -170,7 +170,7 @@ func makeChunks(src []byte, units []RawUnit, lines int) []RawUnit {
 	}
 	starts := lineStarts(src)
 	blank := func(l int) bool { return len(bytes.TrimSpace(lineBytes(src, starts, l))) == 0 }
-	var chunks []RawUnit
+	var chunks []Unit
 	emit := func(s, e int) {
 		for s <= e && blank(s) {
 			s++
@@ -183,8 +183,8 @@ func makeChunks(src []byte, units []RawUnit, lines int) []RawUnit {
 		}
 		n := len(chunks) + 1
 		name := "<chunk " + strconv.Itoa(n) + ">"
-		chunks = append(chunks, RawUnit{
-			Kind: RawChunk, Name: name, Qual: name, QualName: name,
+		chunks = append(chunks, Unit{
+			Kind: KindChunk, Name: name, Qual: name, QualName: name,
 			Start: s, End: e, Parent: -1,
 			Sig: oneLine(string(bytes.TrimSpace(lineBytes(src, starts, s))), 120),
 		})
@@ -206,11 +206,11 @@ func makeChunks(src []byte, units []RawUnit, lines int) []RawUnit {
 // mergeChunks interleaves chunks with definitions by start line, fixing the
 // parent indexes; chunks get an empty byte range in owner (calls reach them
 // by line).
-func mergeChunks(units, chunks []RawUnit, owner [][2]uint32) ([]RawUnit, [][2]uint32) {
+func mergeChunks(units, chunks []Unit, owner [][2]uint32) ([]Unit, [][2]uint32) {
 	if len(chunks) == 0 {
 		return units, owner
 	}
-	out := make([]RawUnit, 0, len(units)+len(chunks))
+	out := make([]Unit, 0, len(units)+len(chunks))
 	newIdx := make([]int, len(units))
 	ci := 0
 	for i := range units {
@@ -223,7 +223,7 @@ func mergeChunks(units, chunks []RawUnit, owner [][2]uint32) ([]RawUnit, [][2]ui
 	}
 	out = append(out, chunks[ci:]...)
 	for i := range out {
-		if out[i].Kind != RawChunk && out[i].Parent >= 0 {
+		if out[i].Kind != KindChunk && out[i].Parent >= 0 {
 			out[i].Parent = newIdx[out[i].Parent]
 		}
 	}
@@ -240,7 +240,7 @@ func mergeChunks(units, chunks []RawUnit, owner [][2]uint32) ([]RawUnit, [][2]ui
 // assignCalls gives each call to the innermost definition around it, or to
 // the chunk holding its line; repeated callees of a unit are counted once
 // with the first line. Variable assignments are placed the same way.
-func (x *extraction) assignCalls(units []RawUnit, owner [][2]uint32) {
+func (x *extraction) assignCalls(units []Unit, owner [][2]uint32) {
 	seen := make(map[callKey]int)
 	placeSites(units, owner, x.calls, func(u int, c *callSite) {
 		key := callKey{u, c.name}
@@ -249,7 +249,7 @@ func (x *extraction) assignCalls(units []RawUnit, owner [][2]uint32) {
 			return
 		}
 		seen[key] = len(units[u].Calls)
-		units[u].Calls = append(units[u].Calls, RawCall{Name: c.name, Line: c.line, Count: 1})
+		units[u].Calls = append(units[u].Calls, Call{Name: c.name, Line: c.line, Count: 1})
 	})
 	vars := make(map[callKey]bool)
 	placeSites(units, owner, x.vars, func(u int, c *callSite) {
@@ -262,11 +262,11 @@ func (x *extraction) assignCalls(units []RawUnit, owner [][2]uint32) {
 
 // placeSites sweeps sites and definitions, both in byte order, with a
 // stack of open definitions, and hands each site to its innermost unit.
-func placeSites(units []RawUnit, owner [][2]uint32, sites []callSite, add func(u int, c *callSite)) {
+func placeSites(units []Unit, owner [][2]uint32, sites []callSite, add func(u int, c *callSite)) {
 	sort.SliceStable(sites, func(i, j int) bool { return sites[i].pos < sites[j].pos })
 	var defIdx, chunkIdx []int
 	for i := range units {
-		if units[i].Kind == RawChunk {
+		if units[i].Kind == KindChunk {
 			chunkIdx = append(chunkIdx, i)
 		} else {
 			defIdx = append(defIdx, i)
@@ -306,7 +306,7 @@ func popUntilContains(stack []int, owner [][2]uint32, pos uint32) []int {
 	return stack
 }
 
-func chunkFor(units []RawUnit, chunkIdx []int, line int) int {
+func chunkFor(units []Unit, chunkIdx []int, line int) int {
 	i := sort.Search(len(chunkIdx), func(i int) bool { return units[chunkIdx[i]].End >= line })
 	if i < len(chunkIdx) && units[chunkIdx[i]].Start <= line {
 		return chunkIdx[i]

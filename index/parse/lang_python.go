@@ -1,4 +1,4 @@
-package index
+package parse
 
 import (
 	"bytes"
@@ -63,14 +63,14 @@ func extractPython(x *extraction) {
 			d.startByte, d.start = n.start, n.line
 		}
 	}
-	x.finish(func(d *def, parent *RawUnit) RawKind {
+	x.finish(func(d *def, parent *Unit) Kind {
 		switch {
 		case d.class:
-			return RawClass
-		case parent != nil && parent.Kind == RawClass:
-			return RawMethod
+			return KindClass
+		case parent != nil && parent.Kind == KindClass:
+			return KindMethod
 		default:
-			return RawFunction
+			return KindFunction
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package index
+package parse
 
 import (
 	"context"
@@ -91,14 +91,14 @@ func refExtractPython(x0 *extraction) {
 			d.startByte, d.start = n.StartByte(), lineOf(n)
 		}
 	}
-	x.finish(func(d *def, parent *RawUnit) RawKind {
+	x.finish(func(d *def, parent *Unit) Kind {
 		switch {
 		case d.class:
-			return RawClass
-		case parent != nil && parent.Kind == RawClass:
-			return RawMethod
+			return KindClass
+		case parent != nil && parent.Kind == KindClass:
+			return KindMethod
 		default:
-			return RawFunction
+			return KindFunction
 		}
 	})
 }
@@ -229,8 +229,8 @@ func (x refExtraction) pyAssign(m *sitter.QueryMatch) {
 }
 
 func pyScanSeeds(t testing.TB) [][]byte {
-	seeds, _ := filepath.Glob(filepath.Join("..", "testdata", "index", "pyrepo", "*", "*.py"))
-	more, _ := filepath.Glob(filepath.Join("..", "testdata", "index", "pyrepo", "*", "*", "*.py"))
+	seeds, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "index", "pyrepo", "*", "*.py"))
+	more, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "index", "pyrepo", "*", "*", "*.py"))
 	var srcs [][]byte
 	for _, p := range append(seeds, more...) {
 		data, err := os.ReadFile(p)

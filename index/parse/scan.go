@@ -1,4 +1,4 @@
-package index
+package parse
 
 // Python, JavaScript and TypeScript files are parsed and scanned in C
 // (scan.h): a tree-sitter query costs about half a parse on top of it, and

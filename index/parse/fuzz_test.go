@@ -1,4 +1,4 @@
-package index
+package parse
 
 import (
 	"context"
@@ -13,8 +13,8 @@ import (
 // before their children, every call must sit inside its unit, and ids
 // must be unique.
 func FuzzPythonUnits(f *testing.F) {
-	seeds, _ := filepath.Glob(filepath.Join("..", "testdata", "index", "pyrepo", "*", "*.py"))
-	more, _ := filepath.Glob(filepath.Join("..", "testdata", "index", "pyrepo", "*", "*", "*.py"))
+	seeds, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "index", "pyrepo", "*", "*.py"))
+	more, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "index", "pyrepo", "*", "*", "*.py"))
 	for _, p := range append(seeds, more...) {
 		if data, err := os.ReadFile(p); err == nil {
 			f.Add(data)
@@ -28,20 +28,20 @@ func FuzzPythonUnits(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		rf, err := p.Extract(context.Background(), pythonLang, "f.py", src, maxFileSize)
 		if err != nil {
-			t.Fatalf("extractFile: %v", err)
+			t.Fatalf("Extract: %v", err)
 		}
-		checkRawFile(t, rf)
+		checkFile(t, rf)
 	})
 }
 
-func checkRawFile(t *testing.T, rf *RawFile) {
+func checkFile(t *testing.T, rf *File) {
 	t.Helper()
 	seen := map[string]bool{}
 	for i, u := range rf.Units {
 		if u.Start < 1 || u.End < u.Start || u.End > rf.Lines {
 			t.Fatalf("unit %s spans %d-%d in a file of %d lines", u.Qual, u.Start, u.End, rf.Lines)
 		}
-		if u.Kind == RawChunk && u.End-u.Start+1 > chunkLines {
+		if u.Kind == KindChunk && u.End-u.Start+1 > chunkLines {
 			t.Fatalf("chunk %s has %d lines", u.Qual, u.End-u.Start+1)
 		}
 		if seen[u.Qual] {
@@ -84,7 +84,7 @@ func TestSeedsKeepInvariants(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkRawFile(t, rf)
+			checkFile(t, rf)
 		})
 	}
 	rf, _ := p.Extract(context.Background(), pythonLang, "f.py", []byte(inputs["long module"]), maxFileSize)
@@ -103,8 +103,8 @@ func TestSeedsKeepInvariants(t *testing.T) {
 
 // FuzzGoUnits holds the Go extractor to the same invariants.
 func FuzzGoUnits(f *testing.F) {
-	seeds, _ := filepath.Glob(filepath.Join("..", "testdata", "index", "gorepo", "*", "*.go"))
-	more, _ := filepath.Glob(filepath.Join("..", "testdata", "index", "gorepo", "*", "*", "*.go"))
+	seeds, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "index", "gorepo", "*", "*.go"))
+	more, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "index", "gorepo", "*", "*", "*.go"))
 	for _, p := range append(seeds, more...) {
 		if data, err := os.ReadFile(p); err == nil {
 			f.Add(data)
@@ -117,9 +117,9 @@ func FuzzGoUnits(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		rf, err := p.Extract(context.Background(), goLang, "f.go", src, maxFileSize)
 		if err != nil {
-			t.Fatalf("extractFile: %v", err)
+			t.Fatalf("Extract: %v", err)
 		}
-		checkRawFile(t, rf)
+		checkFile(t, rf)
 	})
 }
 
@@ -127,7 +127,7 @@ func FuzzGoUnits(f *testing.F) {
 // TSX extractors, with the invariants of FuzzPythonUnits.
 func FuzzScriptUnits(f *testing.F) {
 	for _, glob := range []string{"jsrepo/*/*.*", "jsrepo/*/*/*.*", "tsrepo/*/*/*.*"} {
-		paths, _ := filepath.Glob(filepath.Join("..", "testdata", "index", glob))
+		paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "index", glob))
 		for _, p := range paths {
 			if data, err := os.ReadFile(p); err == nil {
 				f.Add(data, uint8(len(p)))
@@ -145,8 +145,8 @@ func FuzzScriptUnits(f *testing.F) {
 		l := langs[int(which)%len(langs)]
 		rf, err := p.Extract(context.Background(), l, "f"+l.exts[0], src, maxFileSize)
 		if err != nil {
-			t.Fatalf("extractFile: %v", err)
+			t.Fatalf("Extract: %v", err)
 		}
-		checkRawFile(t, rf)
+		checkFile(t, rf)
 	})
 }

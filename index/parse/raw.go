@@ -1,9 +1,9 @@
-package index
+package parse
 
-// RawFile is what parsing one file yields before any cross-file
-// resolution. It depends on the file's bytes alone, which is what makes it
-// cacheable: a warm run loads these and only redoes resolution.
-type RawFile struct {
+// File is what parsing one file yields, before any call is linked to
+// another file's units. It depends on the file's bytes alone, which is
+// what makes it cacheable: a warm build loads these and only links again.
+type File struct {
 	Path  string
 	Lang  string
 	Lines int
@@ -12,9 +12,9 @@ type RawFile struct {
 	// non-UTF-8, too large to parse).
 	Flags   uint8
 	Pkg     string // Go: package clause name
-	Units   []RawUnit
+	Units   []Unit
 	Imports []Import
-	// Encoded, when set, holds the units' calls still Encoded: a file
+	// Encoded, when set, holds the units' calls still encoded: a file
 	// loaded from the cache decodes them only if its calls are linked
 	// again, which on a warm build none are.
 	Encoded EncodedCalls
@@ -25,13 +25,13 @@ type RawFile struct {
 type EncodedCalls interface {
 	// DecodeCalls gives each unit its calls, and reports whether they
 	// decoded.
-	DecodeCalls(units []RawUnit) bool
+	DecodeCalls(units []Unit) bool
 }
 
 // LoadCalls decodes the units' calls if they are still encoded. The cache
 // is checksummed, so calls that do not decode leave the units without
 // calls rather than failing the build.
-func (f *RawFile) LoadCalls() {
+func (f *File) LoadCalls() {
 	if f.Encoded == nil {
 		return
 	}
@@ -43,27 +43,28 @@ func (f *RawFile) LoadCalls() {
 	f.Encoded = nil
 }
 
+// Flags of a File: why it was indexed specially.
 const (
-	FlagSyntaxError uint8 = 1 << iota
-	FlagNonUTF8
-	FlagTooLarge
+	FlagSyntaxError uint8 = 1 << iota // kept what parses
+	FlagNonUTF8                       // read as Latin-1
+	FlagTooLarge                      // cut into plain chunks, not parsed
 )
 
-// RawKind is what a raw unit is: a function, class, method or chunk (the
-// index names them as Kind). The cache stores the number, so a value never
-// changes its meaning.
-type RawKind uint8
+// Kind is what a unit is: a function, class, method or chunk (index.Kind
+// names them). The cache stores the number, so a value never changes its
+// meaning.
+type Kind uint8
 
 const (
-	RawFunction RawKind = iota
-	RawClass
-	RawMethod
-	RawChunk
+	KindFunction Kind = iota
+	KindClass
+	KindMethod
+	KindChunk
 )
 
-// RawUnit is a unit as extracted from one file: calls are still names.
-type RawUnit struct {
-	Kind RawKind
+// Unit is a unit as extracted from one file: calls are still names.
+type Unit struct {
+	Kind Kind
 	Name string
 	// Qual is the unique qualified name within the file (the ID's part after
 	// "path:"); QualName is the same without the "#N" that tells apart
@@ -73,14 +74,14 @@ type RawUnit struct {
 	Start    int
 	End      int
 	Sig      string
-	Parent   int // index into rawFile.Units, -1 at top level
+	Parent   int // index into File.Units, -1 at top level
 	Bases    []string
-	Calls    []RawCall
+	Calls    []Call
 	// Go methods: the receiver's type name and variable.
 	Recv    string
 	RecvVar string
 	// Vars are local names (and self.attributes) assigned the result of
-	// a call, which tells resolution what x is in x.method().
+	// a call, which tells linking what x is in x.method().
 	Vars []Var
 }
 
@@ -90,10 +91,10 @@ type Var struct {
 	Type string
 }
 
-// RawCall is one distinct callee expression of a unit, as written with
+// Call is one distinct callee expression of a unit, as written with
 // white space removed (e.g. "self.save", "super().__init__", "os.path.join").
 // Count is how many call sites share it; Line is the first.
-type RawCall struct {
+type Call struct {
 	Name  string
 	Line  int
 	Count int

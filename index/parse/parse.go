@@ -1,4 +1,4 @@
-package index
+package parse
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
-// Parser is one goroutine's tree-sitter state: a Parser and compiled query
+// Parser is one goroutine's tree-sitter state: a parser and compiled query
 // per language. Tree-sitter parsers and cursors are not safe to share.
 type Parser struct {
 	langs map[*Language]*langParser
@@ -85,7 +85,7 @@ func (p *Parser) forLang(l *Language) (*langParser, error) {
 // Extract turns one file's bytes into its raw units. Files above
 // maxSize are not parsed: they become plain chunks, since one huge
 // generated file can cost more than the rest of a repository.
-func (p *Parser) Extract(ctx context.Context, l *Language, path string, src []byte, maxSize int64) (*RawFile, error) {
+func (p *Parser) Extract(ctx context.Context, l *Language, path string, src []byte, maxSize int64) (*File, error) {
 	var flags uint8
 	if !utf8.Valid(src) {
 		flags |= FlagNonUTF8
@@ -93,7 +93,7 @@ func (p *Parser) Extract(ctx context.Context, l *Language, path string, src []by
 	if maxSize > 0 && int64(len(src)) > maxSize {
 		return Unparsed(l, path, src, flags|FlagTooLarge), nil
 	}
-	rf := &RawFile{Path: path, Lang: l.name, Lines: countLines(src), Size: int64(len(src)), Flags: flags}
+	rf := &File{Path: path, Lang: l.name, Lines: countLines(src), Size: int64(len(src)), Flags: flags}
 	parsed := src
 	if rf.Flags&FlagNonUTF8 != 0 {
 		// Legacy sources are most often Latin-1 (PEP 263 coding lines);
@@ -125,14 +125,14 @@ func (p *Parser) Extract(ctx context.Context, l *Language, path string, src []by
 
 // Unparsed is a file of the language kept as plain chunks without parsing
 // it, with flags saying why.
-func Unparsed(l *Language, path string, src []byte, flags uint8) *RawFile {
-	rf := &RawFile{Path: path, Lang: l.name, Lines: countLines(src), Size: int64(len(src)), Flags: flags}
+func Unparsed(l *Language, path string, src []byte, flags uint8) *File {
+	rf := &File{Path: path, Lang: l.name, Lines: countLines(src), Size: int64(len(src)), Flags: flags}
 	rf.Units = makeChunks(src, nil, rf.Lines)
 	return rf
 }
 
 // scanNative parses and scans a file in C (scan.h).
-func (p *Parser) scanNative(ctx context.Context, l *Language, rf *RawFile, src []byte) (*RawFile, error) {
+func (p *Parser) scanNative(ctx context.Context, l *Language, rf *File, src []byte) (*File, error) {
 	if p.sc == nil {
 		p.sc = newScanner()
 	}

@@ -1,10 +1,11 @@
-package index
+package parse
 
 import (
 	"context"
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/swe-adept/swe-adept/index/internal/corpus"
@@ -117,4 +118,9 @@ func benchScan(b *testing.B, parseOnly bool) {
 		}
 		reportCPU(b, cpu)
 	})
+}
+
+// reportCPU reports the CPU seconds per operation since start.
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric((cputime.Process()-start).Seconds()/float64(b.N), "cpu-s/op")
 }

@@ -1,4 +1,4 @@
-package index
+package parse
 
 // The patterns the script extractor reads, matched on the recorded tree
 // (scan_script.go). Each is written as a tree-sitter query would put it;

@@ -1,4 +1,10 @@
-package index
+// Package parse reads source files into raw code units, one file at a
+// time: per language, a tree-sitter grammar and either a query or a walker
+// in C (scan.h) that writes what extraction needs in one pass, and an
+// extractor that turns that into definitions, chunks, calls and imports.
+// It knows nothing of other files; index links the calls and caches the
+// results.
+package parse
 
 import (
 	"path"
@@ -8,12 +14,12 @@ import (
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
-// Language is everything parsing knows about one programming Language.
-// Adding a Language means one more file that fills this in: its extensions,
+// Language is everything parsing knows about one programming language.
+// Adding a language means one more file that fills this in: its extensions,
 // its grammar, how its files are read (one tree-sitter query, or a C walker:
 // the script walker's table serves any grammar whose nodes the extractor
-// names), and the extractor that turns what was read into raw units; and a
-// linker for its calls (see linkers).
+// names), and the extractor that turns what was read into raw units; and,
+// in index, a linker for its calls.
 type Language struct {
 	name    string
 	exts    []string
@@ -29,7 +35,7 @@ type Language struct {
 	extract func(x *extraction)
 }
 
-// The names of the languages, as RawFile.Lang holds them. TypeScript's two
+// The names of the languages, as File.Lang holds them. TypeScript's two
 // grammars (.ts and .tsx) make one language.
 const (
 	Python     = "python"
@@ -57,7 +63,7 @@ func ForPath(p string) *Language {
 	return nil
 }
 
-// Names names the languages the index reads, for messages.
+// Names names the languages parsing reads, for messages.
 func Names() []string {
 	var out []string
 	for _, l := range languages {
