@@ -115,7 +115,7 @@ func Build(ctx context.Context, root string, opts Options) (*Index, error) {
 	}
 	st.Seconds = time.Since(start).Seconds()
 	opts.Logger.Debug("index: built", "root", abs, "files", st.Files, "cache", st.Cache,
-		"walk", tWalk.Sub(start), "extract", tExtract.Sub(tWalk), "resolve", tAssemble.Sub(tExtract), "resolved_files", links.resolved,
+		"walk", tWalk.Sub(start), "extract", tExtract.Sub(tWalk), "link", tAssemble.Sub(tExtract), "resolved_files", links.resolved,
 		"save", time.Since(tAssemble), "total", time.Since(start))
 	return ix, nil
 }
@@ -187,7 +187,7 @@ func countFlags(degraded map[string]int, flags uint8) {
 // of files whose resolution cannot have changed are copied from the
 // previous run instead of resolved.
 func assemble(root string, res *extractResult, workers int, links *linkStore) *Index {
-	r := resolveAll(root, res, workers, links)
+	r := linkAll(root, res, workers, links)
 	files := make([]*File, len(res.files))
 	sources := make(map[string][]byte, len(res.files))
 	st := Stats{Languages: map[string]int{}}

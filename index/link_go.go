@@ -11,23 +11,23 @@ import (
 	"github.com/swe-adept/swe-adept/index/parse"
 )
 
-// goResolver links Go calls within the module: same-package functions and
+// goLinker links Go calls within the module: same-package functions and
 // types, methods called on the method's receiver variable, and functions
 // of the module's other packages called through their import name.
-type goResolver struct {
-	*resolver
+type goLinker struct {
+	*linker
 	pkgOf   []int32          // file -> package number, -1 for other languages
 	pkgDir  map[string]int32 // directory -> its non-test package
 	pkgName map[int32]string
 	imports []map[string]string
 }
 
-// goPkgScope is a package's scope number in resolver.members; it sits past
+// goPkgScope is a package's scope number in linker.members; it sits past
 // every file scope.
-func (g *goResolver) goPkgScope(p int32) int32 { return -int32(len(g.files)) - 1 - p }
+func (g *goLinker) goPkgScope(p int32) int32 { return -int32(len(g.files)) - 1 - p }
 
-func resolveGo(r *resolver) {
-	g := &goResolver{resolver: r, pkgOf: make([]int32, len(r.files)), pkgDir: map[string]int32{}, pkgName: map[int32]string{}, imports: make([]map[string]string, len(r.files))}
+func linkGo(r *linker) {
+	g := &goLinker{linker: r, pkgOf: make([]int32, len(r.files)), pkgDir: map[string]int32{}, pkgName: map[int32]string{}, imports: make([]map[string]string, len(r.files))}
 	g.groupPackages()
 	g.attachMethods()
 	r.eachFile(parse.Go, g.bindImports)
@@ -37,7 +37,7 @@ func resolveGo(r *resolver) {
 // groupPackages numbers packages (directory plus package name, so that an
 // external _test package stays apart) and puts each file's top-level
 // functions and types in its package's scope.
-func (g *goResolver) groupPackages() {
+func (g *goLinker) groupPackages() {
 	ids := map[string]int32{}
 	for fi, f := range g.files {
 		g.pkgOf[fi] = -1
@@ -69,7 +69,7 @@ func (g *goResolver) groupPackages() {
 
 // attachMethods makes each method a child of its receiver's type when the
 // type is declared in the same package, whichever file holds it.
-func (g *goResolver) attachMethods() {
+func (g *goLinker) attachMethods() {
 	for fi, f := range g.files {
 		if f.Lang != parse.Go {
 			continue
@@ -88,7 +88,7 @@ func (g *goResolver) attachMethods() {
 }
 
 // bindImports maps each import name of a file to a directory of the module.
-func (g *goResolver) bindImports(fi int) {
+func (g *goLinker) bindImports(fi int) {
 	if g.goModule == "" {
 		return
 	}
@@ -110,7 +110,7 @@ func (g *goResolver) bindImports(fi int) {
 	g.imports[fi] = m
 }
 
-// goDir is a Go file's directory as the resolver names packages: "" at
+// goDir is a Go file's directory as the linker names packages: "" at
 // the root.
 func goDir(p string) string {
 	if d := path.Dir(p); d != "." {
@@ -130,22 +130,22 @@ func moduleDir(mod, importPath string) (string, bool) {
 
 // packageName is the package clause of a module directory's files, which
 // is what an import without an alias binds.
-func (g *goResolver) packageName(dir, fallback string) string {
+func (g *goLinker) packageName(dir, fallback string) string {
 	if id, ok := g.pkgDir[dir]; ok && g.pkgName[id] != "" {
 		return g.pkgName[id]
 	}
 	return fallback
 }
 
-func (g *goResolver) resolveCalls(fi int) {
+func (g *goLinker) resolveCalls(fi int) {
 	g.linkCalls(fi, func(u int32, name string) int32 { return g.resolveCall(fi, u, name) }, nil)
 }
 
-func (g *goResolver) resolveCall(fi int, u int32, name string) int32 {
+func (g *goLinker) resolveCall(fi int, u int32, name string) int32 {
 	return g.resolveCallHops(fi, u, name, 0)
 }
 
-func (g *goResolver) resolveCallHops(fi int, u int32, name string, hops int) int32 {
+func (g *goLinker) resolveCallHops(fi int, u int32, name string, hops int) int32 {
 	if !parse.IsDotted(name) || hops > maxHops {
 		return -1
 	}
@@ -180,7 +180,7 @@ func (g *goResolver) resolveCallHops(fi int, u int32, name string, hops int) int
 }
 
 // pkgMember finds name in the module package that file fi imports as pkg.
-func (g *goResolver) pkgMember(fi int, pkg, name string) int32 {
+func (g *goLinker) pkgMember(fi int, pkg, name string) int32 {
 	dir, ok := g.imports[fi][pkg]
 	if !ok {
 		return -1
@@ -196,7 +196,7 @@ func (g *goResolver) pkgMember(fi int, pkg, name string) int32 {
 }
 
 // typeUnit resolves a type name as written in file fi ("T" or "pkg.T").
-func (g *goResolver) typeUnit(fi int, name string) int32 {
+func (g *goLinker) typeUnit(fi int, name string) int32 {
 	var t int32 = -1
 	if pkg, typ, ok := strings.Cut(name, "."); ok {
 		t = g.pkgMember(fi, pkg, typ)
@@ -212,7 +212,7 @@ func (g *goResolver) typeUnit(fi int, name string) int32 {
 // varType is the type unit of a variable of unit u (or of a unit around
 // it): from a composite literal or var declaration, or from the declared
 // result of the function that produced it.
-func (g *goResolver) varType(fi int, u int32, name string, hops int) int32 {
+func (g *goLinker) varType(fi int, u int32, name string, hops int) int32 {
 	for s := u; s >= 0; s = g.parent[s] {
 		for _, v := range g.raw[s].Vars {
 			if v.Name != name {
@@ -269,7 +269,7 @@ func goResultType(sig, name string) string {
 }
 
 // methodOwner is the method that unit u is (or is nested in), -1 if none.
-func (g *goResolver) methodOwner(u int32) int32 {
+func (g *goLinker) methodOwner(u int32) int32 {
 	for s := u; s >= 0; s = g.parent[s] {
 		if g.raw[s].Recv != "" {
 			return s

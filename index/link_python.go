@@ -29,8 +29,8 @@ type pyBinding struct {
 // endless.
 const maxHops = 12
 
-type pyResolver struct {
-	*resolver
+type pyLinker struct {
+	*linker
 	modules map[string]int  // dotted module name -> file
 	pkgs    map[string]bool // every package prefix, namespace packages included
 	fileMod []string        // canonical module name of each file
@@ -48,9 +48,9 @@ type pyResolver struct {
 	baseDeps [][]int32
 }
 
-func resolvePython(r *resolver) {
-	p := &pyResolver{
-		resolver: r, modules: map[string]int{}, pkgs: map[string]bool{},
+func linkPython(r *linker) {
+	p := &pyLinker{
+		linker: r, modules: map[string]int{}, pkgs: map[string]bool{},
 		fileMod: make([]string, len(r.files)), binds: make([]map[string]pyBinding, len(r.files)),
 		stars: make([][]string, len(r.files)), bases: make([][]int32, len(r.units)),
 		moduleVars: make([]map[string]string, len(r.files)), baseDeps: make([][]int32, len(r.files)),
@@ -67,7 +67,7 @@ func resolvePython(r *resolver) {
 // without that prefix, and when the root is itself a package (it has an
 // __init__.py) its files are also known under the root's name, which is how
 // the package's own absolute imports name them.
-func (p *pyResolver) registerModules() {
+func (p *pyLinker) registerModules() {
 	rootPkg := ""
 	for _, f := range p.files {
 		if f.Lang == parse.Python && f.Path == "__init__.py" && parse.IsDotted(p.rootBase) {
@@ -97,7 +97,7 @@ func (p *pyResolver) registerModules() {
 	}
 }
 
-func (p *pyResolver) addModule(name string, f int) {
+func (p *pyLinker) addModule(name string, f int) {
 	if _, ok := p.modules[name]; !ok {
 		p.modules[name] = f
 	}
@@ -113,7 +113,7 @@ func (p *pyResolver) addModule(name string, f int) {
 }
 
 // bindImports turns a file's import statements into name bindings.
-func (p *pyResolver) bindImports(f int) {
+func (p *pyLinker) bindImports(f int) {
 	imps := p.files[f].Imports
 	if len(imps) == 0 {
 		return
@@ -144,7 +144,7 @@ func (p *pyResolver) bindImports(f int) {
 }
 
 // packageOf is the package a file's relative imports start from.
-func (p *pyResolver) packageOf(f int) string {
+func (p *pyLinker) packageOf(f int) string {
 	mod := p.fileMod[f]
 	if path.Base(p.files[f].Path) == "__init__.py" {
 		return mod
@@ -156,7 +156,7 @@ func (p *pyResolver) packageOf(f int) string {
 }
 
 // absModule resolves `from ..a import b`'s module against the file's package.
-func (p *pyResolver) absModule(f, level int, mod string) string {
+func (p *pyLinker) absModule(f, level int, mod string) string {
 	pkg := p.packageOf(f)
 	for i := 1; i < level; i++ {
 		j := strings.LastIndexByte(pkg, '.')

@@ -9,13 +9,13 @@ import (
 	"github.com/swe-adept/swe-adept/index/parse"
 )
 
-// scriptResolver links JavaScript and TypeScript calls: names bound by
+// scriptLinker links JavaScript and TypeScript calls: names bound by
 // import and require (named, default, namespace), followed through
 // re-exports and index barrels; this.m() and super.m() inside classes
 // along their extends chains; new C() to the class and its constructor;
 // and x.m() where x holds a new T() or is declared as a T.
-type scriptResolver struct {
-	*resolver
+type scriptLinker struct {
+	*linker
 	byPath map[string]int32 // script files by path
 	binds  []map[string]parse.Import
 	// exports are each file's export statements (re-exports and local
@@ -42,8 +42,8 @@ var noScript = scriptTarget{unit: -1, module: -1}
 
 func (t scriptTarget) ok() bool { return t.unit >= 0 || t.module >= 0 }
 
-func resolveScript(r *resolver) {
-	s := &scriptResolver{resolver: r, byPath: map[string]int32{}, binds: make([]map[string]parse.Import, len(r.files)),
+func linkScripts(r *linker) {
+	s := &scriptLinker{linker: r, byPath: map[string]int32{}, binds: make([]map[string]parse.Import, len(r.files)),
 		exports: make([][]parse.Import, len(r.files)), bases: make([][]int32, len(r.units)), baseDeps: make([]depSet, len(r.files))}
 	for fi, f := range r.files {
 		if parse.IsScript(f.Lang) {
@@ -59,13 +59,13 @@ func resolveScript(r *resolver) {
 	s.eachCallFileWhere(s.isScriptFile, s.resolveCalls)
 }
 
-func (s *scriptResolver) isScriptFile(f int) bool { return parse.IsScript(s.files[f].Lang) }
+func (s *scriptLinker) isScriptFile(f int) bool { return parse.IsScript(s.files[f].Lang) }
 
-func (s *scriptResolver) each(fn func(f int)) { s.eachFileWhere(s.isScriptFile, fn) }
+func (s *scriptLinker) each(fn func(f int)) { s.eachFileWhere(s.isScriptFile, fn) }
 
 // attachAssigned makes "C.prototype.m = function" and "C.m = function" a
 // member of C when C is defined at the top of the same file.
-func (s *scriptResolver) attachAssigned() {
+func (s *scriptLinker) attachAssigned() {
 	for fi, f := range s.files {
 		if !parse.IsScript(f.Lang) {
 			continue
@@ -83,7 +83,7 @@ func (s *scriptResolver) attachAssigned() {
 	}
 }
 
-func (s *scriptResolver) bindImports(f int) {
+func (s *scriptLinker) bindImports(f int) {
 	b := map[string]parse.Import{}
 	var ex []parse.Import
 	for _, im := range s.files[f].Imports {
@@ -99,7 +99,7 @@ func (s *scriptResolver) bindImports(f int) {
 
 // resolveBases resolves each class's extends clause to a class of the
 // repository.
-func (s *scriptResolver) resolveBases(f int) {
+func (s *scriptLinker) resolveBases(f int) {
 	deps := newDepSet(len(s.files))
 	s.baseDeps[f] = deps
 	lo, hi := s.fileUnits(f)
@@ -112,7 +112,7 @@ func (s *scriptResolver) resolveBases(f int) {
 	}
 }
 
-func (s *scriptResolver) resolveCalls(f int) {
+func (s *scriptLinker) resolveCalls(f int) {
 	deps := slices.Clone(s.baseDeps[f])
 	s.linkCalls(f,
 		func(u int32, name string) int32 { return s.resolveCall(f, u, name, deps) },
@@ -121,7 +121,7 @@ func (s *scriptResolver) resolveCalls(f int) {
 }
 
 // resolveCall is the unit a call names, -1 if none in the repository.
-func (s *scriptResolver) resolveCall(f int, u int32, name string, deps depSet) int32 {
+func (s *scriptLinker) resolveCall(f int, u int32, name string, deps depSet) int32 {
 	if !scriptDotted(name) {
 		return -1
 	}
@@ -131,7 +131,7 @@ func (s *scriptResolver) resolveCall(f int, u int32, name string, deps depSet) i
 // asValue is what a module stands for where a value is expected (called,
 // constructed, extended): its default export, which is module.exports
 // for CommonJS.
-func (s *scriptResolver) asValue(t scriptTarget, deps depSet) scriptTarget {
+func (s *scriptLinker) asValue(t scriptTarget, deps depSet) scriptTarget {
 	if t.unit < 0 && t.module >= 0 {
 		return s.exportOf(t.module, "default", 0, deps)
 	}
@@ -140,7 +140,7 @@ func (s *scriptResolver) asValue(t scriptTarget, deps depSet) scriptTarget {
 
 // resolveDotted resolves a.b.c as written in unit u (or at the top of
 // file f when u is -1).
-func (s *scriptResolver) resolveDotted(f int, u int32, name string, hops int, deps depSet) scriptTarget {
+func (s *scriptLinker) resolveDotted(f int, u int32, name string, hops int, deps depSet) scriptTarget {
 	parts := strings.Split(name, ".")
 	switch parts[0] {
 	case "this":
@@ -180,7 +180,7 @@ func (s *scriptResolver) resolveDotted(f int, u int32, name string, hops int, de
 
 // follow follows .a.b from t: a module's exports, a class's members
 // (along its bases), an object's or a function's attached members.
-func (s *scriptResolver) follow(f int, t scriptTarget, rest []string, hops int, deps depSet) scriptTarget {
+func (s *scriptLinker) follow(f int, t scriptTarget, rest []string, hops int, deps depSet) scriptTarget {
 	for _, p := range rest {
 		switch {
 		case t.module >= 0:
@@ -205,7 +205,7 @@ func (s *scriptResolver) follow(f int, t scriptTarget, rest []string, hops int, 
 // resolveName is a plain name as seen from unit u of file f: an enclosing
 // function's nested definition, a top-level definition, or an import.
 // Class bodies are not scopes: a method is reached through this.
-func (s *scriptResolver) resolveName(f int, u int32, name string, hops int, deps depSet) scriptTarget {
+func (s *scriptLinker) resolveName(f int, u int32, name string, hops int, deps depSet) scriptTarget {
 	for sc := u; sc >= 0; sc = s.parent[sc] {
 		if s.kind(sc) == KindClass || !s.hasMembers[sc] {
 			continue
@@ -234,7 +234,7 @@ func (s *scriptResolver) resolveName(f int, u int32, name string, hops int, deps
 // exportOf is what module f exports under name: an explicit export
 // statement, a top-level definition, a member of module.exports, or what
 // an "export * from" module exports.
-func (s *scriptResolver) exportOf(f int32, name string, hops int, deps depSet) scriptTarget {
+func (s *scriptLinker) exportOf(f int32, name string, hops int, deps depSet) scriptTarget {
 	if hops > maxHops {
 		return noScript
 	}
@@ -281,7 +281,7 @@ func (s *scriptResolver) exportOf(f int32, name string, hops int, deps depSet) s
 
 // classMember finds a member of class (or object) c, then along its
 // bases; every class it looks in is a file the caller's resolution read.
-func (s *scriptResolver) classMember(c int32, name string, depth int, deps depSet) int32 {
+func (s *scriptLinker) classMember(c int32, name string, depth int, deps depSet) int32 {
 	if c < 0 || depth > maxHops {
 		return -1
 	}
@@ -299,7 +299,7 @@ func (s *scriptResolver) classMember(c int32, name string, depth int, deps depSe
 
 // varType is the class a local name holds: "x = new T()" or "x: T" in u
 // or a unit around it.
-func (s *scriptResolver) varType(f int, u int32, name string, hops int, deps depSet) int32 {
+func (s *scriptLinker) varType(f int, u int32, name string, hops int, deps depSet) int32 {
 	for sc := u; sc >= 0; sc = s.parent[sc] {
 		for _, v := range s.raw[sc].Vars {
 			if v.Name == name {
@@ -312,7 +312,7 @@ func (s *scriptResolver) varType(f int, u int32, name string, hops int, deps dep
 
 // fieldType is the class this.name holds, from the class's field
 // declarations or an assignment in any of its methods.
-func (s *scriptResolver) fieldType(f int, cls int32, name string, hops int, deps depSet) int32 {
+func (s *scriptLinker) fieldType(f int, cls int32, name string, hops int, deps depSet) int32 {
 	key := "this." + name
 	// The class comes first, then its methods, which follow it in source
 	// order.
@@ -327,7 +327,7 @@ func (s *scriptResolver) fieldType(f int, cls int32, name string, hops int, deps
 	return -1
 }
 
-func (s *scriptResolver) typeUnit(f int, u int32, typ string, hops int, deps depSet) int32 {
+func (s *scriptLinker) typeUnit(f int, u int32, typ string, hops int, deps depSet) int32 {
 	name, ok := strings.CutSuffix(typ, "{}")
 	if !ok || hops > maxHops || !scriptDotted(name) {
 		return -1
@@ -341,7 +341,7 @@ func (s *scriptResolver) typeUnit(f int, u int32, typ string, hops int, deps dep
 
 // spec is the repository file a module specifier names from file f, -1
 // for packages and anything else outside the repository.
-func (s *scriptResolver) spec(f int, spec string, deps depSet) int32 {
+func (s *scriptLinker) spec(f int, spec string, deps depSet) int32 {
 	dir := path.Dir(s.files[f].Path)
 	key := specKey{dir, spec}
 	var t int32
@@ -357,7 +357,7 @@ func (s *scriptResolver) spec(f int, spec string, deps depSet) int32 {
 	return t
 }
 
-func (s *scriptResolver) lookupSpec(dir, spec string) int32 {
+func (s *scriptLinker) lookupSpec(dir, spec string) int32 {
 	if strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../") || spec == "." || spec == ".." {
 		return s.lookupFile(path.Join(dir, spec))
 	}
@@ -384,7 +384,7 @@ var compiledExts = []struct {
 // do: as written, with an extension added, with a compiled extension
 // swapped for its source (".js" written for a ".ts" file), or as a
 // directory's index.
-func (s *scriptResolver) lookupFile(p string) int32 {
+func (s *scriptLinker) lookupFile(p string) int32 {
 	p = path.Clean(p)
 	if strings.HasPrefix(p, "../") || p == ".." {
 		return -1

@@ -10,7 +10,7 @@ import (
 // definition of its file, a name its file imports (re-exports), a
 // submodule, or a name from one of its star imports. mod "" is the top of
 // the tree.
-func (p *pyResolver) lookupInModule(mod, name string, hops int, memo *fileMemo) pyTarget {
+func (p *pyLinker) lookupInModule(mod, name string, hops int, memo *fileMemo) pyTarget {
 	if t := p.lookupDirect(mod, name, hops, memo); t.ok() {
 		return t
 	}
@@ -23,7 +23,7 @@ func (p *pyResolver) lookupInModule(mod, name string, hops int, memo *fileMemo) 
 // lookupStars searches the modules that file f star-imports, and theirs,
 // breadth first and each once: star imports fan out widely (SymPy's
 // packages) and can form cycles.
-func (p *pyResolver) lookupStars(f int, mod, name string, hops int, memo *fileMemo) pyTarget {
+func (p *pyLinker) lookupStars(f int, mod, name string, hops int, memo *fileMemo) pyTarget {
 	memo.dep(f)
 	seen := map[string]bool{mod: true}
 	queue := append([]string(nil), p.stars[f]...)
@@ -46,7 +46,7 @@ func (p *pyResolver) lookupStars(f int, mod, name string, hops int, memo *fileMe
 }
 
 // lookupDirect is lookupInModule without star imports.
-func (p *pyResolver) lookupDirect(mod, name string, hops int, memo *fileMemo) pyTarget {
+func (p *pyLinker) lookupDirect(mod, name string, hops int, memo *fileMemo) pyTarget {
 	if hops > maxHops {
 		return noTarget
 	}
@@ -75,7 +75,7 @@ func (p *pyResolver) lookupDirect(mod, name string, hops int, memo *fileMemo) py
 	return noTarget
 }
 
-func (p *pyResolver) resolveBinding(b pyBinding, hops int, memo *fileMemo) pyTarget {
+func (p *pyLinker) resolveBinding(b pyBinding, hops int, memo *fileMemo) pyTarget {
 	if b.name == "" {
 		if _, ok := p.modules[b.mod]; ok || p.pkgs[b.mod] {
 			return pyTarget{unit: -1, mod: b.mod}
@@ -89,7 +89,7 @@ func (p *pyResolver) resolveBinding(b pyBinding, hops int, memo *fileMemo) pyTar
 // a class body sees its own names; functions see their own nested
 // definitions and those of enclosing functions (not of enclosing classes);
 // then the module's definitions, imports and star imports.
-func (p *pyResolver) lookupName(f int, u int32, name string, memo *fileMemo) pyTarget {
+func (p *pyLinker) lookupName(f int, u int32, name string, memo *fileMemo) pyTarget {
 	if u >= 0 && p.kind(u) == KindClass && p.hasMembers[u] {
 		if m, ok := p.members[scopeName{u, name}]; ok {
 			return pyTarget{unit: m}
@@ -115,7 +115,7 @@ func (p *pyResolver) lookupName(f int, u int32, name string, memo *fileMemo) pyT
 
 // lookupModuleScope resolves a name at the top of file f: its
 // definitions, then its imports, then its star imports.
-func (p *pyResolver) lookupModuleScope(f int, name string, memo *fileMemo) pyTarget {
+func (p *pyLinker) lookupModuleScope(f int, name string, memo *fileMemo) pyTarget {
 	if m, ok := p.members[scopeName{fileScope(f), name}]; ok {
 		return pyTarget{unit: m}
 	}
@@ -130,7 +130,7 @@ func (p *pyResolver) lookupModuleScope(f int, name string, memo *fileMemo) pyTar
 
 // attr follows one ".name" from a target: a module's attribute or a
 // class's member (its own or inherited).
-func (p *pyResolver) attr(t pyTarget, name string, memo *fileMemo) pyTarget {
+func (p *pyLinker) attr(t pyTarget, name string, memo *fileMemo) pyTarget {
 	switch {
 	case t.unit >= 0:
 		if p.kind(t.unit) != KindClass {
@@ -185,7 +185,7 @@ func (m *fileMemo) depAll(fs []int32) {
 	}
 }
 
-func (p *pyResolver) classMemberMemo(c int32, name string, memo *fileMemo) int32 {
+func (p *pyLinker) classMemberMemo(c int32, name string, memo *fileMemo) int32 {
 	if memo == nil || !p.fullMRO {
 		return p.classMember(c, name, memo)
 	}
@@ -201,12 +201,12 @@ func (p *pyResolver) classMemberMemo(c int32, name string, memo *fileMemo) int32
 // classMember finds a method or nested class in a class or, depth-first
 // and left to right, in its bases: close enough to Python's MRO for
 // navigation.
-func (p *pyResolver) classMember(c int32, name string, memo *fileMemo) int32 {
+func (p *pyLinker) classMember(c int32, name string, memo *fileMemo) int32 {
 	var seen [maxHops]int32
 	return p.memberDFS(c, name, seen[:0], memo)
 }
 
-func (p *pyResolver) memberDFS(c int32, name string, seen []int32, memo *fileMemo) int32 {
+func (p *pyLinker) memberDFS(c int32, name string, seen []int32, memo *fileMemo) int32 {
 	memo.dep(int(p.fileOf[c]))
 	if m, ok := p.members[scopeName{c, name}]; ok {
 		return m
@@ -230,11 +230,11 @@ func (p *pyResolver) memberDFS(c int32, name string, seen []int32, memo *fileMem
 }
 
 // resolveDotted resolves "a.b.c" as seen from unit u of file f.
-func (p *pyResolver) resolveDotted(f int, u int32, name string, memo *fileMemo) pyTarget {
+func (p *pyLinker) resolveDotted(f int, u int32, name string, memo *fileMemo) pyTarget {
 	return p.resolveDottedHops(f, u, name, memo, 0)
 }
 
-func (p *pyResolver) resolveDottedHops(f int, u int32, name string, memo *fileMemo, hops int) pyTarget {
+func (p *pyLinker) resolveDottedHops(f int, u int32, name string, memo *fileMemo, hops int) pyTarget {
 	if hops > maxHops {
 		return noTarget
 	}
@@ -272,7 +272,7 @@ func (p *pyResolver) resolveDottedHops(f int, u int32, name string, memo *fileMe
 // localVarType is what a local name was assigned from, "x = A()" making x
 // an A, looking through the unit and the functions around it, then the
 // module's top-level assignments.
-func (p *pyResolver) localVarType(f int, u int32, name string, memo *fileMemo, hops int) pyTarget {
+func (p *pyLinker) localVarType(f int, u int32, name string, memo *fileMemo, hops int) pyTarget {
 	for s := u; s >= 0; s = p.parent[s] {
 		if k := p.kind(s); k == KindClass {
 			continue
@@ -291,7 +291,7 @@ func (p *pyResolver) localVarType(f int, u int32, name string, memo *fileMemo, h
 
 // varType resolves the callee an assignment called; only a class tells
 // what the variable is (a function's return type is unknown).
-func (p *pyResolver) varType(f int, scope int32, callee string, memo *fileMemo, hops int) pyTarget {
+func (p *pyLinker) varType(f int, scope int32, callee string, memo *fileMemo, hops int) pyTarget {
 	t := p.resolveDottedHops(f, scope, callee, memo, hops+1)
 	if t.unit >= 0 && p.kind(t.unit) == KindClass {
 		return t
@@ -300,7 +300,7 @@ func (p *pyResolver) varType(f int, scope int32, callee string, memo *fileMemo, 
 }
 
 // selfAttrType finds "self.attr = A()" in the methods of class c.
-func (p *pyResolver) selfAttrType(f int, c int32, attr string, memo *fileMemo, hops int) pyTarget {
+func (p *pyLinker) selfAttrType(f int, c int32, attr string, memo *fileMemo, hops int) pyTarget {
 	_, hi := p.fileUnits(f)
 	end := p.units[c].End
 	for g := c + 1; g < hi && p.units[g].Start <= end; g++ {
@@ -318,7 +318,7 @@ func (p *pyResolver) selfAttrType(f int, c int32, attr string, memo *fileMemo, h
 
 // resolveBases resolves each class's written bases to classes of the repo,
 // in the scope around the class.
-func (p *pyResolver) resolveBases(f int) {
+func (p *pyLinker) resolveBases(f int) {
 	lo, hi := p.fileUnits(f)
 	var memo *fileMemo // made for the first class with bases
 	defer func() {
@@ -352,7 +352,7 @@ func (p *pyResolver) resolveBases(f int) {
 // resolveCalls links every call of a file's units. Calling a class links
 // the class and, when it (or a base) defines one, its __init__: the class
 // is where a reader lands, the initializer is the code that runs.
-func (p *pyResolver) resolveCalls(f int) {
+func (p *pyLinker) resolveCalls(f int) {
 	memo := newFileMemo(len(p.files))
 	p.collectModuleVars(f)
 	p.linkCalls(f,
@@ -361,7 +361,7 @@ func (p *pyResolver) resolveCalls(f int) {
 	p.deps[f] = memo.deps.list()
 }
 
-func (p *pyResolver) resolveCall(f int, u int32, name string, memo *fileMemo) int32 {
+func (p *pyLinker) resolveCall(f int, u int32, name string, memo *fileMemo) int32 {
 	if rest, ok := strings.CutPrefix(name, "super()."); ok {
 		c := p.enclosingClass(u)
 		if c < 0 || !parse.IsDotted(rest) || strings.IndexByte(rest, '.') >= 0 {
@@ -384,7 +384,7 @@ func (p *pyResolver) resolveCall(f int, u int32, name string, memo *fileMemo) in
 
 // collectModuleVars gathers a file's top-level "x = A()" assignments, which
 // its functions see as globals.
-func (p *pyResolver) collectModuleVars(f int) {
+func (p *pyLinker) collectModuleVars(f int) {
 	lo, hi := p.fileUnits(f)
 	var m map[string]string
 	for g := lo; g < hi; g++ {

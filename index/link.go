@@ -9,11 +9,17 @@ import (
 	"github.com/swe-adept/swe-adept/index/parse"
 )
 
-// resolver turns raw files into linked units. Units are numbered globally
+// Call linking turns the calls that parsing records as names into invokes
+// edges to the units they name, one language family at a time
+// (link_go.go, link_python*.go, link_script.go), once every file is known.
+// A file whose links cannot have changed since the last build takes them
+// from it instead (linkstore.go).
+
+// linker turns raw files into linked units. Units are numbered globally
 // (file by file, in source order); a unit's members (methods, nested defs)
 // and each file's top-level names are found through one map keyed by
 // (scope, name), where a file's scope is -(file index + 1).
-type resolver struct {
+type linker struct {
 	files []*parse.File
 	// rootBase is the root directory's name: a root that is itself a
 	// Python package is imported under it.
@@ -51,10 +57,10 @@ type callCounts struct{ resolved, unresolved int }
 
 func fileScope(f int) int32 { return -int32(f) - 1 }
 
-// newResolver creates the Unit values with IDs, parents and contains edges;
-// calls are linked by each language's resolve.
-func newResolver(rootBase string, files []*parse.File, workers int) *resolver {
-	r := &resolver{files: files, rootBase: rootBase, offs: make([]int32, len(files)), workers: workers,
+// newLinker creates the Unit values with IDs, parents and contains edges;
+// calls are linked by each language's linker.
+func newLinker(rootBase string, files []*parse.File, workers int) *linker {
+	r := &linker{files: files, rootBase: rootBase, offs: make([]int32, len(files)), workers: workers,
 		counts: make([]callCounts, len(files)), deps: make([][]int32, len(files))}
 	n := 0
 	for i, f := range files {
@@ -174,13 +180,13 @@ func containsBlocks(files []*parse.File, block []Unit) [][]Edge {
 
 // setParent links child under parent: Parent ID, a contains edge, and a
 // member entry so that names resolve through the parent.
-func (r *resolver) setParent(child, parent int32) {
+func (r *linker) setParent(child, parent int32) {
 	r.attach(child, parent)
 	r.members[scopeName{parent, r.units[child].Name}] = child
 }
 
 // attach is setParent without the member table entry.
-func (r *resolver) attach(child, parent int32) {
+func (r *linker) attach(child, parent int32) {
 	r.parent[child] = parent
 	c, p := r.units[child], r.units[parent]
 	c.Parent = p.ID
@@ -189,7 +195,7 @@ func (r *resolver) attach(child, parent int32) {
 }
 
 // link records that unit u calls unit target at line.
-func (r *resolver) link(u, target int32, line int) {
+func (r *linker) link(u, target int32, line int) {
 	pu := r.units[u]
 	id := r.units[target].ID
 	for _, e := range pu.Children {
@@ -200,12 +206,12 @@ func (r *resolver) link(u, target int32, line int) {
 	pu.Children = append(pu.Children, Edge{ID: id, Rel: Invokes, Line: line})
 }
 
-func (r *resolver) unresolved(u int32, c *parse.Call) {
+func (r *linker) unresolved(u int32, c *parse.Call) {
 	r.units[u].Unresolved = append(r.units[u].Unresolved, Call{Name: c.Name, Line: c.Line})
 	r.counts[r.fileOf[u]].unresolved += c.Count
 }
 
-func (r *resolver) resolvedCall(u int32, c *parse.Call) {
+func (r *linker) resolvedCall(u int32, c *parse.Call) {
 	r.counts[r.fileOf[u]].resolved += c.Count
 }
 
@@ -213,7 +219,7 @@ func (r *resolver) resolvedCall(u int32, c *parse.Call) {
 // finds and counts the rest. Calling a class also links what ctor gives
 // for it, when ctor is set: the class is where a reader lands, its
 // constructor the code that runs.
-func (r *resolver) linkCalls(f int, resolve func(u int32, name string) int32, ctor func(class int32) int32) {
+func (r *linker) linkCalls(f int, resolve func(u int32, name string) int32, ctor func(class int32) int32) {
 	lo, hi := r.fileUnits(f)
 	for u := lo; u < hi; u++ {
 		ru := r.raw[u]
@@ -235,14 +241,14 @@ func (r *resolver) linkCalls(f int, resolve func(u int32, name string) int32, ct
 	}
 }
 
-// eachFile runs fn over the files of one language on the resolver's
+// eachFile runs fn over the files of one language on the linker's
 // workers. fn may write only to the units of its own file.
-func (r *resolver) eachFile(lang string, fn func(f int)) {
+func (r *linker) eachFile(lang string, fn func(f int)) {
 	r.eachFileWhere(func(f int) bool { return r.files[f].Lang == lang }, fn)
 }
 
 // eachFileWhere is eachFile over the files that want picks.
-func (r *resolver) eachFileWhere(want func(f int) bool, fn func(f int)) {
+func (r *linker) eachFileWhere(want func(f int) bool, fn func(f int)) {
 	workers := r.workers
 	if workers < 1 {
 		workers = runtime.NumCPU()
@@ -268,12 +274,12 @@ func (r *resolver) eachFileWhere(want func(f int) bool, fn func(f int)) {
 }
 
 // eachCallFile is eachFile over the files whose calls must be resolved.
-func (r *resolver) eachCallFile(lang string, fn func(f int)) {
+func (r *linker) eachCallFile(lang string, fn func(f int)) {
 	r.eachCallFileWhere(func(f int) bool { return r.files[f].Lang == lang }, fn)
 }
 
 // eachCallFileWhere is eachCallFile over the files that want picks.
-func (r *resolver) eachCallFileWhere(want func(f int) bool, fn func(f int)) {
+func (r *linker) eachCallFileWhere(want func(f int) bool, fn func(f int)) {
 	r.eachFileWhere(want, func(f int) {
 		if r.keep == nil || !r.keep[f] {
 			r.files[f].LoadCalls()
@@ -283,7 +289,7 @@ func (r *resolver) eachCallFileWhere(want func(f int) bool, fn func(f int)) {
 }
 
 // enclosingClass is the nearest class around unit u, -1 if none.
-func (r *resolver) enclosingClass(u int32) int32 {
+func (r *linker) enclosingClass(u int32) int32 {
 	for s := u; s >= 0; s = r.parent[s] {
 		if r.kind(s) == KindClass {
 			return s
@@ -323,14 +329,14 @@ func (d depSet) list() []int32 {
 }
 
 // fileUnits is the global index range of a file's units.
-func (r *resolver) fileUnits(f int) (int32, int32) {
+func (r *linker) fileUnits(f int) (int32, int32) {
 	return r.offs[f], r.offs[f] + int32(len(r.files[f].Units))
 }
 
-func (r *resolver) kind(u int32) Kind { return r.units[u].Kind }
+func (r *linker) kind(u int32) Kind { return r.units[u].Kind }
 
 // totals sums the per-file call counts.
-func (r *resolver) totals() (resolved, unresolved int) {
+func (r *linker) totals() (resolved, unresolved int) {
 	for _, c := range r.counts {
 		resolved += c.resolved
 		unresolved += c.unresolved

@@ -62,7 +62,7 @@ type linkSet struct {
 }
 
 // linkInputs are what resolution depends on besides the files. The
-// program's own size and time stand for the resolver's code: a rebuilt
+// program's own size and time stand for the linker's code: a rebuilt
 // program may resolve differently, so it starts from its own resolution.
 type linkInputs struct {
 	maxSize  int64
@@ -137,7 +137,7 @@ func (d *digester) digest(f *parse.File) uint64 {
 // encodeLinks writes the resolution of every file; iface holds each file's
 // interface digest. Files in keep took their links from prev, whose bytes
 // are copied rather than encoded again.
-func encodeLinks(w io.Writer, in linkInputs, stamp uint64, r *resolver, files []int, keys []fileKey, iface []uint64, prev *linkSet, keep []bool) error {
+func encodeLinks(w io.Writer, in linkInputs, stamp uint64, r *linker, files []int, keys []fileKey, iface []uint64, prev *linkSet, keep []bool) error {
 	out := &summed{w: w}
 	e := &encoder{buf: make([]byte, 0, 64<<10)}
 	e.buf = append(e.buf, linksMagic...)
@@ -264,8 +264,8 @@ func decodeLinks(data []byte, in linkInputs) ([]linkFile, uint64, error) {
 }
 
 // apply gives file f's units their stored links, after the contains edges
-// the resolver already made. It reports false if the entry does not fit.
-func (ls *linkSet) apply(r *resolver, f int, lf *linkFile) bool {
+// the linker already made. It reports false if the entry does not fit.
+func (ls *linkSet) apply(r *linker, f int, lf *linkFile) bool {
 	d := lf.units.decoder()
 	lo, hi := r.fileUnits(f)
 	for g := lo; g < hi && d.err == nil; g++ {

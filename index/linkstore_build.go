@@ -17,7 +17,7 @@ type linkStore struct {
 	path  string // the shards' base name (see linkShardPath); "" when the cache is off
 	log   *slog.Logger
 	in    linkInputs
-	r     *resolver
+	r     *linker
 	keys  []fileKey
 	iface []uint64
 	// digested marks the files whose iface entry is filled in: those the
@@ -107,9 +107,9 @@ type loadedLinks struct {
 	err  error
 }
 
-// resolveAll makes the resolver and links every file, reusing the stored
+// linkAll makes the linker and links every file, reusing the stored
 // links where they still hold.
-func resolveAll(root string, res *extractResult, workers int, links *linkStore) *resolver {
+func linkAll(root string, res *extractResult, workers int, links *linkStore) *linker {
 	iface := slices.Clone(res.iface)
 	in, prev, keep := links.reusable(root, res, iface)
 	r := linkFiles(filepath.Base(root), in, res, workers, keep)
@@ -137,7 +137,7 @@ func (ls *linkStore) reusable(root string, res *extractResult, iface []uint64) (
 }
 
 // record counts the files resolved and keeps what saving needs.
-func (ls *linkStore) record(r *resolver, res *extractResult, iface []uint64, prev *linkSet, keep []bool) {
+func (ls *linkStore) record(r *linker, res *extractResult, iface []uint64, prev *linkSet, keep []bool) {
 	if ls == nil {
 		return
 	}
@@ -158,8 +158,8 @@ func (ls *linkStore) record(r *resolver, res *extractResult, iface []uint64, pre
 	ls.dirty = keep == nil || len(res.files) == 0 || ls.resolved > 0
 }
 
-func linkFiles(rootBase string, in linkInputs, res *extractResult, workers int, keep []bool) *resolver {
-	r := newResolver(rootBase, res.files, workers)
+func linkFiles(rootBase string, in linkInputs, res *extractResult, workers int, keep []bool) *linker {
+	r := newLinker(rootBase, res.files, workers)
 	r.goModule, r.scripts = in.goModule, parseScriptConfig(in.scripts)
 	r.keep = keep
 	for _, link := range linkers {
@@ -171,11 +171,11 @@ func linkFiles(rootBase string, in linkInputs, res *extractResult, workers int, 
 // linkers link the calls of each language family's files once every file
 // is known, in this order. JavaScript and TypeScript share one, since a
 // TypeScript file may import a JavaScript one and back.
-var linkers = []func(r *resolver){resolvePython, resolveGo, resolveScript}
+var linkers = []func(r *linker){linkPython, linkGo, linkScripts}
 
-// applyLinks gives the kept files their stored links, on the resolver's
+// applyLinks gives the kept files their stored links, on the linker's
 // workers, since each file writes only its own units.
-func applyLinks(r *resolver, prev *linkSet, keep []bool) bool {
+func applyLinks(r *linker, prev *linkSet, keep []bool) bool {
 	var failed atomic.Bool
 	r.eachFileWhere(func(f int) bool { return keep[f] }, func(f int) {
 		if !failed.Load() && !prev.apply(r, f, &prev.files[f]) {
