@@ -189,7 +189,7 @@ func printLocations(w io.Writer, loc *localize.Locations, asJSON bool) error {
 
 func formatCalls(calls map[string]int) string {
 	var parts []string
-	for _, name := range []string{"find_file", "find_code_def", "find_code_content", "find_child_unit"} {
+	for _, name := range []string{search.FindFile.Name, search.FindCodeDef.Name, search.FindCodeContent.Name, search.FindChildUnit.Name} {
 		if n := calls[name]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%s×%d", name, n))
 		}

@@ -34,7 +34,7 @@ func TestHeuristicEndToEnd(t *testing.T) {
 	if n := node(t, loc, "shop/money.py:round_money"); n.Depth == 0 && loc.MaxDepth < 2 {
 		t.Errorf("max depth %d, round_money at %+v", loc.MaxDepth, n)
 	}
-	if loc.ToolCalls[ToolFinishSearch] != 1 || loc.ToolCalls[ToolFindChildUnit] == 0 {
+	if loc.ToolCalls[search.FinishSearch.Name] != 1 || loc.ToolCalls[search.FindChildUnit.Name] == 0 {
 		t.Errorf("tool calls %v", loc.ToolCalls)
 	}
 	for _, f := range loc.Functions {

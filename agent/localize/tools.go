@@ -8,52 +8,37 @@ import (
 	"github.com/swe-adept/swe-adept/index/search"
 )
 
-// Tool names, shared with the prompts and the heuristic model.
+// The filter stages' tools. The search tools are declared in index/search.
 const (
-	ToolFindFile        = "find_file"
-	ToolFindCodeDef     = "find_code_def"
-	ToolFindCodeContent = "find_code_content"
-	ToolFindChildUnit   = "find_child_unit"
-	ToolFinishSearch    = "finish_search"
-	ToolShortlist       = "shortlist"
-	ToolRankLocations   = "rank_locations"
+	ToolShortlist     = "shortlist"
+	ToolRankLocations = "rank_locations"
 )
 
 const dedupeAdvice = "Try a child unit from a preview, another entry point, or finish_search."
 
-// FinishArgs are finish_search's parameters: none.
-type FinishArgs struct{}
-
+// searchTools are the localization tools the search phase offers the model,
+// as index/search declares them.
 func (a *agent) searchTools() *tool.Registry {
-	s := a.cfg.Searcher
 	return tool.NewRegistry(
-		tool.New(ToolFindFile,
-			"Search files by exact file name, path suffix or glob pattern, or list the files of a folder. Returns matched paths, each with a skeleton of the class and function signatures it defines.",
-			func(_ context.Context, p search.FindFileArgs) (tool.Output, error) {
-				return a.observe(s.FindFile(p), false), nil
-			}),
-		tool.New(ToolFindCodeDef,
-			"Search a class or function definition by exact name, falling back to regex and fuzzy matching; or list a file's units. Returns ranked units with path, line span, child-unit ids and a concise preview (signature plus the lines that reach each child).",
-			func(_ context.Context, p search.FindCodeDefArgs) (tool.Output, error) {
-				return a.observe(s.FindCodeDef(p), false), nil
-			}),
-		tool.New(ToolFindCodeContent,
-			"Search an identifier (robust to camelCase/snake_case variants) or an exact code snippet; or show a span of lines. Returns each match's containing unit with path, line span, child-unit ids and a preview with the matched lines.",
-			func(_ context.Context, p search.FindCodeContentArgs) (tool.Output, error) {
-				return a.observe(s.FindCodeContent(p), false), nil
-			}),
-		tool.New(ToolFindChildUnit,
-			"Open one child unit listed in a preview, by its file path and qualified name (the child id path:Qualified.name split at the colon). Returns its path, line span, its own child-unit ids and preview. Use it to follow one dependency path depth-first.",
-			func(_ context.Context, p search.FindChildUnitArgs) (tool.Output, error) {
-				return a.observe(s.FindChildUnit(p), true), nil
-			}),
-		tool.New(ToolFinishSearch,
-			"End the search once you have enough context; filtering and ranking of what you saw follows.",
-			func(_ context.Context, _ FinishArgs) (tool.Output, error) {
+		searchTool(a, search.FindFile, false),
+		searchTool(a, search.FindCodeDef, false),
+		searchTool(a, search.FindCodeContent, false),
+		searchTool(a, search.FindChildUnit, true),
+		tool.New(search.FinishSearch.Name, search.FinishSearch.Description,
+			func(_ context.Context, _ search.FinishSearchArgs) (tool.Output, error) {
 				n := len(a.tree.nodes)
 				return tool.Output{Text: fmt.Sprintf("Search finished with %d units and files seen.", n), Stop: true}, nil
 			}),
 	)
+}
+
+// searchTool is one search as the model calls it: its answer becomes the
+// observation and is recorded in the DFS tree; a child's hits are edges
+// from the unit whose preview listed them.
+func searchTool[A any](a *agent, t search.Tool[A], child bool) tool.Tool {
+	return tool.New(t.Name, t.Description, func(_ context.Context, p A) (tool.Output, error) {
+		return a.observe(t.Run(a.cfg.Searcher, p), child), nil
+	})
 }
 
 // observe records a search result in the DFS tree and turns it into the

@@ -11,50 +11,70 @@ import (
 	"github.com/swe-adept/swe-adept/index"
 )
 
-// TestToolSchemas checks the parameter schemas a model is given: names as
-// the paper has them, a description on each, and the required ones. An
-// argument whose empty value means something (list a file's units, show a
-// span) is optional, or a tool registry would refuse those calls.
+// TestToolSchemas checks the tools a model is given: names as the paper
+// has them, a description on each tool and parameter, the required ones,
+// and a search behind every tool but finish_search. An argument whose
+// empty value means something (list a file's units, show a span) is
+// optional, or a tool registry would refuse those calls.
 func TestToolSchemas(t *testing.T) {
-	want := map[string][]string{
-		ToolFindFile:        nil,
-		ToolFindCodeDef:     nil,
-		ToolFindCodeContent: nil,
-		ToolFindChildUnit:   {"definition_name", "file_path"},
+	tools := []toolSpec{specOf(FindFile), specOf(FindCodeDef), specOf(FindCodeContent), specOf(FindChildUnit), specOf(FinishSearch)}
+	want := []struct {
+		name     string
+		params   []string
+		required []string
+	}{
+		{"find_file", []string{"dir_path", "file_name"}, nil},
+		{"find_code_def", []string{"definition_name", "file_path"}, nil},
+		{"find_code_content", []string{"content", "end_line", "file_path", "start_line"}, nil},
+		{"find_child_unit", []string{"definition_name", "file_path"}, []string{"definition_name", "file_path"}},
+		{"finish_search", nil, nil},
 	}
-	params := map[string][]string{
-		ToolFindFile:        {"dir_path", "file_name"},
-		ToolFindCodeDef:     {"definition_name", "file_path"},
-		ToolFindCodeContent: {"content", "end_line", "file_path", "start_line"},
-		ToolFindChildUnit:   {"definition_name", "file_path"},
+	if len(tools) != len(want) {
+		t.Fatalf("%d tools, want %d", len(tools), len(want))
 	}
-	specs := SearchTools()
-	if len(specs) != len(want) {
-		t.Fatalf("%d tools, want %d", len(specs), len(want))
-	}
-	for _, sp := range specs {
-		def, err := jsonschema.GenerateSchemaForType(sp.Args)
-		if err != nil {
-			t.Fatalf("%s schema: %v", sp.Name, err)
+	for i, sp := range tools {
+		w := want[i]
+		if sp.name != w.name {
+			t.Errorf("tool %d is %s, want %s", i, sp.name, w.name)
 		}
-		if !slices.Equal(def.Required, want[sp.Name]) {
-			t.Errorf("%s required = %v, want %v", sp.Name, def.Required, want[sp.Name])
+		if sp.description == "" {
+			t.Errorf("%s has no description", sp.name)
+		}
+		if sp.runs != (w.name != "finish_search") {
+			t.Errorf("%s: a search behind it is %v", sp.name, sp.runs)
+		}
+		def, err := jsonschema.GenerateSchemaForType(sp.args)
+		if err != nil {
+			t.Fatalf("%s schema: %v", sp.name, err)
+		}
+		if !slices.Equal(def.Required, w.required) {
+			t.Errorf("%s required = %v, want %v", sp.name, def.Required, w.required)
 		}
 		var names []string
 		for name, p := range def.Properties {
 			names = append(names, name)
 			if p.Description == "" {
-				t.Errorf("%s.%s has no description", sp.Name, name)
+				t.Errorf("%s.%s has no description", sp.name, name)
 			}
 		}
 		slices.Sort(names)
-		if !slices.Equal(names, params[sp.Name]) {
-			t.Errorf("%s parameters = %v, want %v", sp.Name, names, params[sp.Name])
-		}
-		if sp.Description == "" {
-			t.Errorf("%s has no description", sp.Name)
+		if !slices.Equal(names, w.params) {
+			t.Errorf("%s parameters = %v, want %v", sp.name, names, w.params)
 		}
 	}
+}
+
+// toolSpec is a tool with its argument type erased, for tests over all of
+// them.
+type toolSpec struct {
+	name, description string
+	args              any // the zero argument struct
+	runs              bool
+}
+
+func specOf[A any](t Tool[A]) toolSpec {
+	var zero A
+	return toolSpec{name: t.Name, description: t.Description, args: zero, runs: t.Run != nil}
 }
 
 func TestFullCode(t *testing.T) {
@@ -137,8 +157,10 @@ func TestConcurrentSearches(t *testing.T) {
 	for i := range 8 {
 		wg.Go(func() {
 			for _, c := range shopCalls[i%4 : i%4+20] {
-				r := s.Call(c.tool, []byte(c.args))
-				if r.Observation == "" {
+				r, err := callTool(s, c)
+				if err != nil {
+					t.Error(err)
+				} else if r.Observation == "" {
 					t.Errorf("%s: empty observation", c.name)
 				}
 			}
@@ -200,7 +222,10 @@ func TestEmptyAndSourcelessIndex(t *testing.T) {
 	} {
 		s := NewSearcher(ix)
 		for _, c := range shopCalls {
-			r := s.Call(c.tool, []byte(c.args))
+			r, err := callTool(s, c)
+			if err != nil {
+				t.Fatal(err)
+			}
 			checkResult(t, r)
 			if r.Observation == "" {
 				t.Errorf("%s %s: empty observation", name, c.name)

@@ -11,19 +11,19 @@ import (
 // builtCalls run on the shop repository as Build indexes it, so the tools
 // are checked against the real builder's units, spans and edges too.
 var builtCalls = []call{
-	{"def_exact", ToolFindCodeDef, `{"definition_name": "Order.add_line"}`},
-	{"def_module_path", ToolFindCodeDef, `{"definition_name": "shop.payments.charge"}`},
-	{"def_inherited", ToolFindCodeDef, `{"definition_name": "GiftOrder.total"}`},
-	{"def_alias_method", ToolFindCodeDef, `{"definition_name": "Processor.send"}`},
-	{"def_regex", ToolFindCodeDef, `{"definition_name": "_view$"}`},
-	{"def_fuzzy", ToolFindCodeDef, `{"definition_name": "chekout_veiw"}`},
-	{"def_enumerate", ToolFindCodeDef, `{"file_path": "shop/orders/models.py"}`},
-	{"file_glob", ToolFindFile, `{"file_name": "**/orders/*.py"}`},
-	{"content_variant", ToolFindCodeContent, `{"content": "maxRetries"}`},
-	{"content_snippet", ToolFindCodeContent, `{"content": "order.add_line(item['sku'],"}`},
-	{"content_span", ToolFindCodeContent, `{"file_path": "shop/orders/gift.py", "start_line": 4, "end_line": 12}`},
-	{"child_exact", ToolFindChildUnit, `{"definition_name": "GiftOrder.wrap", "file_path": "shop/orders/gift.py"}`},
-	{"err_child_missing", ToolFindChildUnit, `{"definition_name": "GiftOrder.unwrap", "file_path": "shop/orders/gift.py"}`},
+	{"def_exact", FindCodeDef.Name, `{"definition_name": "Order.add_line"}`},
+	{"def_module_path", FindCodeDef.Name, `{"definition_name": "shop.payments.charge"}`},
+	{"def_inherited", FindCodeDef.Name, `{"definition_name": "GiftOrder.total"}`},
+	{"def_alias_method", FindCodeDef.Name, `{"definition_name": "Processor.send"}`},
+	{"def_regex", FindCodeDef.Name, `{"definition_name": "_view$"}`},
+	{"def_fuzzy", FindCodeDef.Name, `{"definition_name": "chekout_veiw"}`},
+	{"def_enumerate", FindCodeDef.Name, `{"file_path": "shop/orders/models.py"}`},
+	{"file_glob", FindFile.Name, `{"file_name": "**/orders/*.py"}`},
+	{"content_variant", FindCodeContent.Name, `{"content": "maxRetries"}`},
+	{"content_snippet", FindCodeContent.Name, `{"content": "order.add_line(item['sku'],"}`},
+	{"content_span", FindCodeContent.Name, `{"file_path": "shop/orders/gift.py", "start_line": 4, "end_line": 12}`},
+	{"child_exact", FindChildUnit.Name, `{"definition_name": "GiftOrder.wrap", "file_path": "shop/orders/gift.py"}`},
+	{"err_child_missing", FindChildUnit.Name, `{"definition_name": "GiftOrder.unwrap", "file_path": "shop/orders/gift.py"}`},
 }
 
 func TestSearchGoldenBuilt(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 // definition_name (or the whole id in definition_name). With an empty
 // definition_name it lists the file's units.
 func (s *Searcher) FindChildUnit(a FindChildUnitArgs) Result {
-	const tool = "find_child_unit"
+	const tool = nameFindChildUnit
 	name := cleanName(a.DefinitionName)
 	fp := a.FilePath
 	if i := strings.Index(name, ":"); i > 0 {

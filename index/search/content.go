@@ -13,7 +13,7 @@ import (
 // snippet (whitespace-tolerant), or shows a line span of a file. Matches are
 // grouped by their innermost containing unit.
 func (s *Searcher) FindCodeContent(a FindCodeContentArgs) Result {
-	const tool = "find_code_content"
+	const tool = nameFindCodeContent
 	// Invalid UTF-8 cannot be in a regexp; it matches nothing anyway.
 	q := strings.ToValidUTF8(strings.TrimSpace(a.Content), "\uFFFD")
 	sc, msg := s.scopeOf(a.FilePath)

@@ -15,7 +15,7 @@ func (s *Searcher) FindCodeDef(a FindCodeDefArgs) Result {
 	q := cleanName(a.DefinitionName)
 	sc, msg := s.scopeOf(a.FilePath)
 	if msg != "" {
-		return failure(ToolFindCodeDef, q, msg)
+		return failure(nameFindCodeDef, q, msg)
 	}
 	if r, done := s.defArgs(q, sc); done {
 		return r
@@ -25,13 +25,13 @@ func (s *Searcher) FindCodeDef(a FindCodeDefArgs) Result {
 			return r
 		}
 	}
-	return s.fuzzyDef(ToolFindCodeDef, q, sc)
+	return s.fuzzyDef(nameFindCodeDef, q, sc)
 }
 
 // defArgs answers the calls that need no search: an empty name (list a
 // file, or say what to pass), a name too long, a file path as the name.
 func (s *Searcher) defArgs(q string, sc scope) (Result, bool) {
-	const tool = ToolFindCodeDef
+	const tool = nameFindCodeDef
 	switch {
 	case q == "" && sc.dir != "":
 		return failure(tool, q, fmt.Sprintf("definition_name is empty and file_path %s is a folder. Give a definition_name to search in it, or use find_file with dir_path to list its files.\n", quote(sc.dir))), true
@@ -55,8 +55,8 @@ func (s *Searcher) exactDef(q string, sc scope) (Result, bool) {
 	if len(ids) == 0 {
 		return Result{}, false
 	}
-	head := fmt.Sprintf("%s %s: %s", ToolFindCodeDef, quote(q), plural(len(ids), "exact match", "exact matches"))
-	return s.unitResult(ToolFindCodeDef, q, ModeExact, nil, ids, head), true
+	head := fmt.Sprintf("%s %s: %s", nameFindCodeDef, quote(q), plural(len(ids), "exact match", "exact matches"))
+	return s.unitResult(nameFindCodeDef, q, ModeExact, nil, ids, head), true
 }
 
 func (s *Searcher) inheritedDef(q string, sc scope) (Result, bool) {
@@ -69,8 +69,8 @@ func (s *Searcher) inheritedDef(q string, sc scope) (Result, bool) {
 	if viaAlias {
 		how = "is an alias; defined on"
 	}
-	head := fmt.Sprintf("%s %s: %s %s %s", ToolFindCodeDef, quote(q), quote(cls), how, strings.Join(owners, ", "))
-	return s.unitResult(ToolFindCodeDef, q, ModeExact, nil, ids, head), true
+	head := fmt.Sprintf("%s %s: %s %s %s", nameFindCodeDef, quote(q), quote(cls), how, strings.Join(owners, ", "))
+	return s.unitResult(nameFindCodeDef, q, ModeExact, nil, ids, head), true
 }
 
 func (s *Searcher) aliasDef(q string, sc scope) (Result, bool) {
@@ -84,14 +84,14 @@ func (s *Searcher) aliasDef(q string, sc scope) (Result, bool) {
 	}
 	s.rankUnits(ids)
 	head := fmt.Sprintf("%s %s: no definition of that name; it is an alias (%s:%d `%s`)",
-		ToolFindCodeDef, quote(q), al.path, al.line, clipLine(al.text))
-	return s.unitResult(ToolFindCodeDef, q, ModeExact, nil, ids, head), true
+		nameFindCodeDef, quote(q), al.path, al.line, clipLine(al.text))
+	return s.unitResult(nameFindCodeDef, q, ModeExact, nil, ids, head), true
 }
 
 // regexDef matches q as a regex against names. An invalid regex ends the
 // search with an observation saying so.
 func (s *Searcher) regexDef(q string, sc scope) (Result, bool) {
-	const tool = ToolFindCodeDef
+	const tool = nameFindCodeDef
 	re, err := compileNameRegex(q)
 	if err != nil {
 		return failure(tool, q, fmt.Sprintf("no definition named %s, and it is not a valid regex (%v). Give a plain name, or escape special characters with \\.\n", quote(q), regexReason(err))), true

@@ -13,7 +13,7 @@ import (
 // FindFile finds files by exact name, path suffix or glob, optionally under
 // a folder, each with its skeleton; with no name it lists the folder.
 func (s *Searcher) FindFile(a FindFileArgs) Result {
-	const tool = "find_file"
+	const tool = nameFindFile
 	name := strings.Trim(strings.TrimSpace(a.FileName), "`'\"")
 	name = strings.ReplaceAll(name, "\\", "/")
 	query := name

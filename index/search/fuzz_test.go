@@ -65,21 +65,3 @@ func FuzzFindCodeContent(f *testing.F) {
 		checkResult(t, shopSearcher(t).FindCodeContent(FindCodeContentArgs{Content: content, FilePath: file, StartLine: start, EndLine: end}))
 	})
 }
-
-// FuzzCall feeds raw tool-call arguments, as a model sends them.
-func FuzzCall(f *testing.F) {
-	for _, s := range []struct{ tool, args string }{
-		{ToolFindCodeDef, `{"definition_name": "Order"}`},
-		{ToolFindCodeContent, `{"content": "x", "start_line": "3", "end_line": 1e300}`},
-		{ToolFindChildUnit, `{"definition_name": ["a"], "file_path": {"x": 1}}`},
-		{ToolFindFile, `[1, 2]`},
-		{ToolFindFile, `null`},
-		{"finish_search", `{}`},
-		{ToolFindCodeDef, `{"definition_name": "Order"`},
-	} {
-		f.Add(s.tool, s.args)
-	}
-	f.Fuzz(func(t *testing.T, tool, args string) {
-		checkResult(t, shopSearcher(t).Call(tool, []byte(args)))
-	})
-}

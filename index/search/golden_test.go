@@ -1,6 +1,7 @@
 package search
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -23,93 +24,87 @@ type call struct {
 // shop index: exact, regex, fuzzy, enumerate, variants, snippet, span and
 // each kind of wrong argument.
 var shopCalls = []call{
-	{"def_exact_name", ToolFindCodeDef, `{"definition_name": "Order"}`},
-	{"def_exact_qualified", ToolFindCodeDef, `{"definition_name": "Order.total"}`},
-	{"def_exact_several", ToolFindCodeDef, `{"definition_name": "total"}`},
-	{"def_exact_module_path", ToolFindCodeDef, `{"definition_name": "shop.payments.charge"}`},
-	{"def_exact_module_loose", ToolFindCodeDef, `{"definition_name": "orders.Order"}`},
-	{"def_exact_id", ToolFindCodeDef, `{"definition_name": "shop/payments.py:charge"}`},
-	{"def_exact_pytest_id", ToolFindCodeDef, `{"definition_name": "shop/orders/models.py::Order::total"}`},
-	{"def_exact_wrapped", ToolFindCodeDef, "{\"definition_name\": \"`def merge_orders()`\"}"},
-	{"def_exact_in_file", ToolFindCodeDef, `{"definition_name": "total", "file_path": "shop/orders/models.py"}`},
-	{"def_exact_in_folder", ToolFindCodeDef, `{"definition_name": "send", "file_path": "tests"}`},
-	{"def_exact_abs_path", ToolFindCodeDef, `{"definition_name": "charge", "file_path": "/testbed/shop/payments.py"}`},
-	{"def_inherited", ToolFindCodeDef, `{"definition_name": "GiftOrder.total"}`},
-	{"def_inherited_module_path", ToolFindCodeDef, `{"definition_name": "shop.orders.gift.GiftOrder.add_line"}`},
-	{"def_alias", ToolFindCodeDef, `{"definition_name": "Processor"}`},
-	{"def_alias_method", ToolFindCodeDef, `{"definition_name": "Processor.send"}`},
-	{"def_regex", ToolFindCodeDef, `{"definition_name": "add_.*"}`},
-	{"def_regex_smart_case", ToolFindCodeDef, `{"definition_name": "order"}`},
-	{"def_regex_case_retry", ToolFindCodeDef, `{"definition_name": "ORDERLINE"}`},
-	{"def_fuzzy", ToolFindCodeDef, `{"definition_name": "merge_ordrs"}`},
-	{"def_fuzzy_dotted", ToolFindCodeDef, `{"definition_name": "shop.Ordr.totl"}`},
-	{"def_fuzzy_in_file", ToolFindCodeDef, `{"definition_name": "gatway", "file_path": "shop/payments.py"}`},
-	{"def_fuzzy_in_folder", ToolFindCodeDef, `{"definition_name": "Gatewey.sned", "file_path": "tests/"}`},
-	{"def_fuzzy_nothing", ToolFindCodeDef, `{"definition_name": "qqqzzz"}`},
-	{"def_enumerate", ToolFindCodeDef, `{"definition_name": "", "file_path": "shop/orders/models.py"}`},
-	{"def_path_as_name", ToolFindCodeDef, `{"definition_name": "shop/views/cart.py"}`},
-	{"def_enumerate_empty_file", ToolFindCodeDef, `{"file_path": "shop/views/__init__.py"}`},
-	{"err_def_folder_no_name", ToolFindCodeDef, `{"file_path": "shop/views"}`},
-	{"err_def_empty", ToolFindCodeDef, `{"definition_name": "  "}`},
-	{"err_def_bad_regex", ToolFindCodeDef, `{"definition_name": "charge(order"}`},
-	{"err_def_no_file", ToolFindCodeDef, `{"definition_name": "charge", "file_path": "shop/payment.py"}`},
-	{"err_def_too_long", ToolFindCodeDef, `{"definition_name": "` + strings.Repeat("a", 300) + `"}`},
+	{"def_exact_name", FindCodeDef.Name, `{"definition_name": "Order"}`},
+	{"def_exact_qualified", FindCodeDef.Name, `{"definition_name": "Order.total"}`},
+	{"def_exact_several", FindCodeDef.Name, `{"definition_name": "total"}`},
+	{"def_exact_module_path", FindCodeDef.Name, `{"definition_name": "shop.payments.charge"}`},
+	{"def_exact_module_loose", FindCodeDef.Name, `{"definition_name": "orders.Order"}`},
+	{"def_exact_id", FindCodeDef.Name, `{"definition_name": "shop/payments.py:charge"}`},
+	{"def_exact_pytest_id", FindCodeDef.Name, `{"definition_name": "shop/orders/models.py::Order::total"}`},
+	{"def_exact_wrapped", FindCodeDef.Name, "{\"definition_name\": \"`def merge_orders()`\"}"},
+	{"def_exact_in_file", FindCodeDef.Name, `{"definition_name": "total", "file_path": "shop/orders/models.py"}`},
+	{"def_exact_in_folder", FindCodeDef.Name, `{"definition_name": "send", "file_path": "tests"}`},
+	{"def_exact_abs_path", FindCodeDef.Name, `{"definition_name": "charge", "file_path": "/testbed/shop/payments.py"}`},
+	{"def_inherited", FindCodeDef.Name, `{"definition_name": "GiftOrder.total"}`},
+	{"def_inherited_module_path", FindCodeDef.Name, `{"definition_name": "shop.orders.gift.GiftOrder.add_line"}`},
+	{"def_alias", FindCodeDef.Name, `{"definition_name": "Processor"}`},
+	{"def_alias_method", FindCodeDef.Name, `{"definition_name": "Processor.send"}`},
+	{"def_regex", FindCodeDef.Name, `{"definition_name": "add_.*"}`},
+	{"def_regex_smart_case", FindCodeDef.Name, `{"definition_name": "order"}`},
+	{"def_regex_case_retry", FindCodeDef.Name, `{"definition_name": "ORDERLINE"}`},
+	{"def_fuzzy", FindCodeDef.Name, `{"definition_name": "merge_ordrs"}`},
+	{"def_fuzzy_dotted", FindCodeDef.Name, `{"definition_name": "shop.Ordr.totl"}`},
+	{"def_fuzzy_in_file", FindCodeDef.Name, `{"definition_name": "gatway", "file_path": "shop/payments.py"}`},
+	{"def_fuzzy_in_folder", FindCodeDef.Name, `{"definition_name": "Gatewey.sned", "file_path": "tests/"}`},
+	{"def_fuzzy_nothing", FindCodeDef.Name, `{"definition_name": "qqqzzz"}`},
+	{"def_enumerate", FindCodeDef.Name, `{"definition_name": "", "file_path": "shop/orders/models.py"}`},
+	{"def_path_as_name", FindCodeDef.Name, `{"definition_name": "shop/views/cart.py"}`},
+	{"def_enumerate_empty_file", FindCodeDef.Name, `{"file_path": "shop/views/__init__.py"}`},
+	{"err_def_folder_no_name", FindCodeDef.Name, `{"file_path": "shop/views"}`},
+	{"err_def_empty", FindCodeDef.Name, `{"definition_name": "  "}`},
+	{"err_def_bad_regex", FindCodeDef.Name, `{"definition_name": "charge(order"}`},
+	{"err_def_no_file", FindCodeDef.Name, `{"definition_name": "charge", "file_path": "shop/payment.py"}`},
+	{"err_def_too_long", FindCodeDef.Name, `{"definition_name": "` + strings.Repeat("a", 300) + `"}`},
 
-	{"file_exact", ToolFindFile, `{"file_name": "models.py"}`},
-	{"file_path_suffix", ToolFindFile, `{"file_name": "orders/models.py"}`},
-	{"file_case", ToolFindFile, `{"file_name": "Payments.PY"}`},
-	{"file_glob", ToolFindFile, `{"file_name": "*.py", "dir_path": "tests"}`},
-	{"file_globstar", ToolFindFile, `{"file_name": "**/views/*.py"}`},
-	{"file_glob_anchored", ToolFindFile, `{"file_name": "/shop/*.py"}`},
-	{"file_glob_none", ToolFindFile, `{"file_name": "*.rs"}`},
-	{"file_fuzzy", ToolFindFile, `{"file_name": "paymnts.py"}`},
-	{"file_enumerate_folder", ToolFindFile, `{"dir_path": "shop/"}`},
-	{"file_enumerate_root", ToolFindFile, `{}`},
-	{"file_dir_is_file", ToolFindFile, `{"dir_path": "shop/settings.py"}`},
-	{"file_folder_as_name", ToolFindFile, `{"file_name": "views/"}`},
-	{"file_nothing", ToolFindFile, `{"file_name": "kubernetes.yaml"}`},
-	{"err_file_no_dir", ToolFindFile, `{"file_name": "models.py", "dir_path": "shop/order"}`},
-	{"err_file_bad_glob", ToolFindFile, `{"file_name": "[a-.py"}`},
+	{"file_exact", FindFile.Name, `{"file_name": "models.py"}`},
+	{"file_path_suffix", FindFile.Name, `{"file_name": "orders/models.py"}`},
+	{"file_case", FindFile.Name, `{"file_name": "Payments.PY"}`},
+	{"file_glob", FindFile.Name, `{"file_name": "*.py", "dir_path": "tests"}`},
+	{"file_globstar", FindFile.Name, `{"file_name": "**/views/*.py"}`},
+	{"file_glob_anchored", FindFile.Name, `{"file_name": "/shop/*.py"}`},
+	{"file_glob_none", FindFile.Name, `{"file_name": "*.rs"}`},
+	{"file_fuzzy", FindFile.Name, `{"file_name": "paymnts.py"}`},
+	{"file_enumerate_folder", FindFile.Name, `{"dir_path": "shop/"}`},
+	{"file_enumerate_root", FindFile.Name, `{}`},
+	{"file_dir_is_file", FindFile.Name, `{"dir_path": "shop/settings.py"}`},
+	{"file_folder_as_name", FindFile.Name, `{"file_name": "views/"}`},
+	{"file_nothing", FindFile.Name, `{"file_name": "kubernetes.yaml"}`},
+	{"err_file_no_dir", FindFile.Name, `{"file_name": "models.py", "dir_path": "shop/order"}`},
+	{"err_file_bad_glob", FindFile.Name, `{"file_name": "[a-.py"}`},
 
-	{"content_variant_camel", ToolFindCodeContent, `{"content": "maxRetries"}`},
-	{"content_variant_upper", ToolFindCodeContent, `{"content": "MAX_RETRIES", "file_path": "shop/payments.py"}`},
-	{"content_variant_kebab", ToolFindCodeContent, `{"content": "retry-delay-seconds"}`},
-	{"content_partial", ToolFindCodeContent, `{"content": "retries"}`},
-	{"content_snippet", ToolFindCodeContent, `{"content": "self.lines.append( line )"}`},
-	{"content_snippet_quotes", ToolFindCodeContent, `{"content": "order.add_line(item['sku'],"}`},
-	{"content_snippet_multiline", ToolFindCodeContent, `{"content": "for line in first.lines + second.lines:\n        merged.add_line("}`},
-	{"content_snippet_case", ToolFindCodeContent, `{"content": "raise paymenterror(", "file_path": "shop"}`},
-	{"content_snippet_variants", ToolFindCodeContent, `{"content": "for attempt in range(maxRetries):"}`},
-	{"content_in_span", ToolFindCodeContent, `{"content": "line", "file_path": "shop/orders/models.py", "start_line": 28, "end_line": 34}`},
-	{"content_span", ToolFindCodeContent, `{"content": "", "file_path": "shop/payments.py", "start_line": 18, "end_line": 25}`},
-	{"content_span_open_end", ToolFindCodeContent, `{"content": "", "file_path": "shop/views/cart.py", "start_line": 4}`},
-	{"content_span_past_end_clamped", ToolFindCodeContent, `{"content": "", "file_path": "shop/settings.py", "start_line": 2, "end_line": 99}`},
-	{"content_file_lines", ToolFindCodeContent, `{"file_path": "shop/views/checkout.py"}`},
-	{"content_none", ToolFindCodeContent, `{"content": "refund_policy = 3"}`},
-	{"err_content_empty", ToolFindCodeContent, `{"content": ""}`},
-	{"err_content_span_past_end", ToolFindCodeContent, `{"file_path": "shop/payments.py", "start_line": 48, "end_line": 55}`},
-	{"err_content_span_reversed", ToolFindCodeContent, `{"file_path": "shop/payments.py", "start_line": 20, "end_line": 10}`},
-	{"err_content_span_no_file", ToolFindCodeContent, `{"content": "x", "start_line": 1, "end_line": 5}`},
-	{"err_content_no_file", ToolFindCodeContent, `{"content": "charge", "file_path": "shop/billing.py"}`},
-	{"err_content_bad_line", ToolFindCodeContent, `{"file_path": "shop/payments.py", "start_line": "ten"}`},
-	{"content_line_as_string", ToolFindCodeContent, `{"file_path": "shop/payments.py", "start_line": "32", "end_line": "33"}`},
+	{"content_variant_camel", FindCodeContent.Name, `{"content": "maxRetries"}`},
+	{"content_variant_upper", FindCodeContent.Name, `{"content": "MAX_RETRIES", "file_path": "shop/payments.py"}`},
+	{"content_variant_kebab", FindCodeContent.Name, `{"content": "retry-delay-seconds"}`},
+	{"content_partial", FindCodeContent.Name, `{"content": "retries"}`},
+	{"content_snippet", FindCodeContent.Name, `{"content": "self.lines.append( line )"}`},
+	{"content_snippet_quotes", FindCodeContent.Name, `{"content": "order.add_line(item['sku'],"}`},
+	{"content_snippet_multiline", FindCodeContent.Name, `{"content": "for line in first.lines + second.lines:\n        merged.add_line("}`},
+	{"content_snippet_case", FindCodeContent.Name, `{"content": "raise paymenterror(", "file_path": "shop"}`},
+	{"content_snippet_variants", FindCodeContent.Name, `{"content": "for attempt in range(maxRetries):"}`},
+	{"content_in_span", FindCodeContent.Name, `{"content": "line", "file_path": "shop/orders/models.py", "start_line": 28, "end_line": 34}`},
+	{"content_span", FindCodeContent.Name, `{"content": "", "file_path": "shop/payments.py", "start_line": 18, "end_line": 25}`},
+	{"content_span_open_end", FindCodeContent.Name, `{"content": "", "file_path": "shop/views/cart.py", "start_line": 4}`},
+	{"content_span_past_end_clamped", FindCodeContent.Name, `{"content": "", "file_path": "shop/settings.py", "start_line": 2, "end_line": 99}`},
+	{"content_file_lines", FindCodeContent.Name, `{"file_path": "shop/views/checkout.py"}`},
+	{"content_none", FindCodeContent.Name, `{"content": "refund_policy = 3"}`},
+	{"err_content_empty", FindCodeContent.Name, `{"content": ""}`},
+	{"err_content_span_past_end", FindCodeContent.Name, `{"file_path": "shop/payments.py", "start_line": 48, "end_line": 55}`},
+	{"err_content_span_reversed", FindCodeContent.Name, `{"file_path": "shop/payments.py", "start_line": 20, "end_line": 10}`},
+	{"err_content_span_no_file", FindCodeContent.Name, `{"content": "x", "start_line": 1, "end_line": 5}`},
+	{"err_content_no_file", FindCodeContent.Name, `{"content": "charge", "file_path": "shop/billing.py"}`},
 
-	{"child_exact", ToolFindChildUnit, `{"definition_name": "Order.add_line", "file_path": "shop/orders/models.py"}`},
-	{"child_whole_id", ToolFindChildUnit, `{"definition_name": "shop/payments.py:charge"}`},
-	{"child_chunk", ToolFindChildUnit, `{"definition_name": "<chunk 1>", "file_path": "shop/settings.py"}`},
-	{"child_bare_name", ToolFindChildUnit, `{"definition_name": "filter_lines", "file_path": "shop/orders/models.py"}`},
-	{"child_enumerate", ToolFindChildUnit, `{"definition_name": "", "file_path": "shop/payments.py"}`},
-	{"child_wrong_file", ToolFindChildUnit, `{"definition_name": "Gateway.send", "file_path": "shop/views/checkout.py"}`},
-	{"err_child_missing", ToolFindChildUnit, `{"definition_name": "Order.remove_line", "file_path": "shop/orders/models.py"}`},
-	{"err_child_ambiguous_name", ToolFindChildUnit, `{"definition_name": "total", "file_path": "shop/orders/models.py"}`},
-	{"err_child_no_file_arg", ToolFindChildUnit, `{"definition_name": "send"}`},
-	{"child_path_only", ToolFindChildUnit, `{"definition_name": "shop/payments.py"}`},
-	{"err_child_path_only_missing", ToolFindChildUnit, `{"definition_name": "nosuch.py"}`},
-	{"err_child_bad_file", ToolFindChildUnit, `{"definition_name": "send", "file_path": "shop/gateway.py"}`},
-
-	{"err_call_bad_json", ToolFindCodeDef, `{"definition_name": "Order"`},
-	{"err_call_unknown_tool", "find_function", `{"definition_name": "Order"}`},
-	{"call_no_args", ToolFindFile, ``},
+	{"child_exact", FindChildUnit.Name, `{"definition_name": "Order.add_line", "file_path": "shop/orders/models.py"}`},
+	{"child_whole_id", FindChildUnit.Name, `{"definition_name": "shop/payments.py:charge"}`},
+	{"child_chunk", FindChildUnit.Name, `{"definition_name": "<chunk 1>", "file_path": "shop/settings.py"}`},
+	{"child_bare_name", FindChildUnit.Name, `{"definition_name": "filter_lines", "file_path": "shop/orders/models.py"}`},
+	{"child_enumerate", FindChildUnit.Name, `{"definition_name": "", "file_path": "shop/payments.py"}`},
+	{"child_wrong_file", FindChildUnit.Name, `{"definition_name": "Gateway.send", "file_path": "shop/views/checkout.py"}`},
+	{"err_child_missing", FindChildUnit.Name, `{"definition_name": "Order.remove_line", "file_path": "shop/orders/models.py"}`},
+	{"err_child_ambiguous_name", FindChildUnit.Name, `{"definition_name": "total", "file_path": "shop/orders/models.py"}`},
+	{"err_child_no_file_arg", FindChildUnit.Name, `{"definition_name": "send"}`},
+	{"child_path_only", FindChildUnit.Name, `{"definition_name": "shop/payments.py"}`},
+	{"err_child_path_only_missing", FindChildUnit.Name, `{"definition_name": "nosuch.py"}`},
+	{"err_child_bad_file", FindChildUnit.Name, `{"definition_name": "send", "file_path": "shop/gateway.py"}`},
 }
 
 func TestSearchGoldenHandIndex(t *testing.T) {
@@ -126,7 +121,10 @@ func runGolden(t *testing.T, s *Searcher, prefix string, calls []call) {
 		}
 		seen[c.name] = true
 		t.Run(c.name, func(t *testing.T) {
-			r := s.Call(c.tool, []byte(c.args))
+			r, err := callTool(s, c)
+			if err != nil {
+				t.Fatal(err)
+			}
 			checkResult(t, r)
 			if strings.HasPrefix(c.name, "err_") != (r.Mode == ModeError) {
 				t.Errorf("mode %s for case %s: error cases are named err_", r.Mode, c.name)
@@ -134,6 +132,32 @@ func runGolden(t *testing.T, s *Searcher, prefix string, calls []call) {
 			compareGolden(t, filepath.Join(goldenDir, prefix+c.name+".golden"), renderCall(c, r))
 		})
 	}
+}
+
+// callTool runs a call as the localization agent's tool does: its JSON
+// arguments decoded into the tool's argument struct, then its search.
+// (Arguments that do not decode never reach a search: the agent's tool
+// registry asks the model to repair them.)
+func callTool(s *Searcher, c call) (Result, error) {
+	switch c.tool {
+	case FindFile.Name:
+		return runJSON(s, FindFile, c.args)
+	case FindCodeDef.Name:
+		return runJSON(s, FindCodeDef, c.args)
+	case FindCodeContent.Name:
+		return runJSON(s, FindCodeContent, c.args)
+	case FindChildUnit.Name:
+		return runJSON(s, FindChildUnit, c.args)
+	}
+	return Result{}, fmt.Errorf("%s: no search tool %q", c.name, c.tool)
+}
+
+func runJSON[A any](s *Searcher, tool Tool[A], args string) (Result, error) {
+	var a A
+	if err := json.Unmarshal([]byte(args), &a); err != nil {
+		return Result{}, fmt.Errorf("%s arguments %s: %w", tool.Name, args, err)
+	}
+	return tool.Run(s, a), nil
 }
 
 // renderCall is a golden file: the call, the result's shape, the observation.

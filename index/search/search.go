@@ -29,32 +29,6 @@ const (
 	maxChildrenShown  = 25   // child ids listed under one result
 )
 
-// FindFileArgs are find_file's parameters.
-type FindFileArgs struct {
-	FileName string `json:"file_name,omitempty" description:"File name, path suffix (db/models/query.py) or glob (*.py, **/views/*.py). Leave empty to list the files of dir_path."`
-	DirPath  string `json:"dir_path,omitempty" description:"Only search under this folder, relative to the repository root."`
-}
-
-// FindCodeDefArgs are find_code_def's parameters.
-type FindCodeDefArgs struct {
-	DefinitionName string `json:"definition_name,omitempty" description:"Class or function name, Class.method, module.path.func, or a full id path:Qualified.name. Falls back to regex, then fuzzy matching. Leave empty with file_path to list that file's units."`
-	FilePath       string `json:"file_path,omitempty" description:"Only search in this file (or folder)."`
-}
-
-// FindCodeContentArgs are find_code_content's parameters.
-type FindCodeContentArgs struct {
-	Content   string `json:"content,omitempty" description:"An identifier (matches its camelCase, snake_case, kebab-case and UPPER_CASE variants) or an exact code snippet (whitespace-tolerant). Leave empty with file_path, start_line and end_line to show those lines."`
-	FilePath  string `json:"file_path,omitempty" description:"Only search in this file (or folder)."`
-	StartLine int    `json:"start_line,omitempty" description:"First line (1-based) of the span to search or show; needs file_path."`
-	EndLine   int    `json:"end_line,omitempty" description:"Last line (inclusive) of the span to search or show; needs file_path."`
-}
-
-// FindChildUnitArgs are find_child_unit's parameters.
-type FindChildUnitArgs struct {
-	DefinitionName string `json:"definition_name" description:"Qualified name of the child unit as listed in its parent's children (Class.method), or the whole id path:Qualified.name."`
-	FilePath       string `json:"file_path" description:"File of the child unit, as listed in its parent's children."`
-}
-
 // Modes of a Result: how the query was answered.
 const (
 	ModeExact     = "exact"

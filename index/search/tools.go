@@ -1,118 +1,83 @@
 package search
 
-import (
-	"encoding/json"
-	"fmt"
-	"strconv"
-	"strings"
-)
-
-// ToolSpec describes one search tool for a model's tool list. Args is the
-// zero value of the argument struct; its json and description tags give
-// the parameter schema (go-openai's jsonschema.GenerateSchemaForType reads
-// them; fields without omitempty are required).
-type ToolSpec struct {
+// Tool is one localization tool, declared once: the name the model calls,
+// the description it reads, its arguments (the json and description tags
+// of A give the parameter schema; fields without omitempty are required),
+// and the search that answers it. The localization agent's tools, the
+// offline heuristic's calls and the search command are all made from these
+// values.
+type Tool[A any] struct {
 	Name        string
 	Description string
-	Args        any
+	// Run answers a call; nil for FinishSearch, which the agent answers.
+	Run func(s *Searcher, args A) Result
 }
 
-// Tool names, as the model calls them.
+// The tools' names, as the model calls them. The searches name their
+// results with them, so they are constants beside the tools rather than
+// read from the tools, which refer to the searches.
 const (
-	ToolFindFile        = "find_file"
-	ToolFindCodeDef     = "find_code_def"
-	ToolFindCodeContent = "find_code_content"
-	ToolFindChildUnit   = "find_child_unit"
+	nameFindFile        = "find_file"
+	nameFindCodeDef     = "find_code_def"
+	nameFindCodeContent = "find_code_content"
+	nameFindChildUnit   = "find_child_unit"
 )
 
-// SearchTools are the four search tools of the localization agent, in the
-// order the paper lists them. finish_search has no search behind it and is
-// left to the agent.
-func SearchTools() []ToolSpec {
-	return []ToolSpec{
-		{ToolFindFile, "Search files by exact file name, path suffix or glob pattern, or list the files of a folder. Returns matched paths, each with a skeleton of its classes and functions (signatures and line spans).", FindFileArgs{}},
-		{ToolFindCodeDef, "Search class/function definitions by exact name (name, Class.method, module.path.name or id path:Qualified.name), falling back to regex and then fuzzy matching (ranked, scores shown); with only file_path, list that file's units. Returns ids, line spans, child-unit ids and a preview: signature plus the lines where it invokes its children.", FindCodeDefArgs{}},
-		{ToolFindCodeContent, "Search code text: an identifier (robust to camelCase/snake_case/kebab-case/UPPER_CASE variants) or an exact snippet (whitespace-tolerant); or show the lines of a file span. Matches are grouped by containing unit, with its id, span, child ids and the matched lines.", FindCodeContentArgs{}},
-		{ToolFindChildUnit, "Open one child unit listed under a search result, by its file_path and definition_name (the two parts of the child id path:Name). Returns the unit's span, its own child ids and preview, for depth-first exploration.", FindChildUnitArgs{}},
+// The localization tools, in the order the paper lists them.
+var (
+	FindFile = Tool[FindFileArgs]{
+		Name:        nameFindFile,
+		Description: "Search files by exact file name, path suffix or glob pattern, or list the files of a folder. Returns matched paths, each with a skeleton of its classes and functions (signatures and line spans).",
+		Run:         (*Searcher).FindFile,
 	}
+	FindCodeDef = Tool[FindCodeDefArgs]{
+		Name:        nameFindCodeDef,
+		Description: "Search class/function definitions by exact name (name, Class.method, module.path.name or id path:Qualified.name), falling back to regex and then fuzzy matching (ranked, scores shown); with only file_path, list that file's units. Returns ids, line spans, child-unit ids and a preview: signature plus the lines where it invokes its children.",
+		Run:         (*Searcher).FindCodeDef,
+	}
+	FindCodeContent = Tool[FindCodeContentArgs]{
+		Name:        nameFindCodeContent,
+		Description: "Search code text: an identifier (robust to camelCase/snake_case/kebab-case/UPPER_CASE variants) or an exact snippet (whitespace-tolerant); or show the lines of a file span. Matches are grouped by containing unit, with its id, span, child ids and the matched lines.",
+		Run:         (*Searcher).FindCodeContent,
+	}
+	FindChildUnit = Tool[FindChildUnitArgs]{
+		Name:        nameFindChildUnit,
+		Description: "Open one child unit listed in a preview, by its file path and qualified name (the child id path:Qualified.name split at the colon). Returns its path, line span, its own child-unit ids and preview. Use it to follow one dependency path depth-first.",
+		Run:         (*Searcher).FindChildUnit,
+	}
+	// FinishSearch has no search behind it: it ends the search, and the
+	// localization agent, which knows what the search saw, answers it.
+	FinishSearch = Tool[FinishSearchArgs]{
+		Name:        "finish_search",
+		Description: "End the search once you have enough context; filtering and ranking of what you saw follows.",
+	}
+)
+
+// FindFileArgs are find_file's parameters.
+type FindFileArgs struct {
+	FileName string `json:"file_name,omitempty" description:"File name, path suffix (db/models/query.py) or glob (*.py, **/views/*.py). Leave empty to list the files of dir_path."`
+	DirPath  string `json:"dir_path,omitempty" description:"Only search under this folder, relative to the repository root."`
 }
 
-// Call runs a tool by name with the model's JSON arguments. Malformed
-// arguments and unknown tools come back as error observations, so a model's
-// mistake is something it can read and fix.
-func (s *Searcher) Call(name string, args []byte) Result {
-	fields, msg := decodeArgs(args)
-	if msg != "" {
-		return failure(name, string(args), msg)
-	}
-	str := func(k string) string { return argString(fields[k]) }
-	num := func(k string) (int, string) { return argInt(k, fields[k]) }
-	switch name {
-	case ToolFindFile:
-		return s.FindFile(FindFileArgs{FileName: str("file_name"), DirPath: str("dir_path")})
-	case ToolFindCodeDef:
-		return s.FindCodeDef(FindCodeDefArgs{DefinitionName: str("definition_name"), FilePath: str("file_path")})
-	case ToolFindChildUnit:
-		return s.FindChildUnit(FindChildUnitArgs{DefinitionName: str("definition_name"), FilePath: str("file_path")})
-	case ToolFindCodeContent:
-		start, m1 := num("start_line")
-		end, m2 := num("end_line")
-		if m1+m2 != "" {
-			return failure(name, string(args), m1+m2)
-		}
-		return s.FindCodeContent(FindCodeContentArgs{Content: str("content"), FilePath: str("file_path"), StartLine: start, EndLine: end})
-	}
-	names := make([]string, 0, 4)
-	for _, t := range SearchTools() {
-		names = append(names, t.Name)
-	}
-	return failure(name, string(args), fmt.Sprintf("unknown tool %s; the search tools are %s.\n", quote(name), strings.Join(names, ", ")))
+// FindCodeDefArgs are find_code_def's parameters.
+type FindCodeDefArgs struct {
+	DefinitionName string `json:"definition_name,omitempty" description:"Class or function name, Class.method, module.path.func, or a full id path:Qualified.name. Falls back to regex, then fuzzy matching. Leave empty with file_path to list that file's units."`
+	FilePath       string `json:"file_path,omitempty" description:"Only search in this file (or folder)."`
 }
 
-// decodeArgs reads a flat JSON object; empty input means no arguments.
-func decodeArgs(args []byte) (map[string]any, string) {
-	fields := map[string]any{}
-	if strings.TrimSpace(string(args)) == "" {
-		return fields, ""
-	}
-	if err := json.Unmarshal(args, &fields); err != nil {
-		return nil, fmt.Sprintf("the arguments are not a JSON object (%v); send e.g. {\"definition_name\": \"Foo\", \"file_path\": \"pkg/mod.py\"}.\n", err)
-	}
-	return fields, ""
+// FindCodeContentArgs are find_code_content's parameters.
+type FindCodeContentArgs struct {
+	Content   string `json:"content,omitempty" description:"An identifier (matches its camelCase, snake_case, kebab-case and UPPER_CASE variants) or an exact code snippet (whitespace-tolerant). Leave empty with file_path, start_line and end_line to show those lines."`
+	FilePath  string `json:"file_path,omitempty" description:"Only search in this file (or folder)."`
+	StartLine int    `json:"start_line,omitempty" description:"First line (1-based) of the span to search or show; needs file_path."`
+	EndLine   int    `json:"end_line,omitempty" description:"Last line (inclusive) of the span to search or show; needs file_path."`
 }
 
-// argString accepts a string, or a number or bool a model sent instead.
-func argString(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	case bool:
-		return strconv.FormatBool(x)
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
+// FindChildUnitArgs are find_child_unit's parameters.
+type FindChildUnitArgs struct {
+	DefinitionName string `json:"definition_name" description:"Qualified name of the child unit as listed in its parent's children (Class.method), or the whole id path:Qualified.name."`
+	FilePath       string `json:"file_path" description:"File of the child unit, as listed in its parent's children."`
 }
 
-// argInt accepts a number or a numeric string for a line argument.
-func argInt(name string, v any) (int, string) {
-	switch x := v.(type) {
-	case nil:
-		return 0, ""
-	case float64:
-		if x == float64(int(x)) && x < 1e9 && x > -1e9 {
-			return int(x), ""
-		}
-	case string:
-		if strings.TrimSpace(x) == "" {
-			return 0, ""
-		}
-		if n, err := strconv.Atoi(strings.TrimSpace(x)); err == nil && n < 1e9 && n > -1e9 {
-			return n, ""
-		}
-	}
-	return 0, fmt.Sprintf("%s must be a whole line number (1-based), not %s.\n", name, quote(argString(v)))
-}
+// FinishSearchArgs are finish_search's parameters: none.
+type FinishSearchArgs struct{}

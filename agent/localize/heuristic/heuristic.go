@@ -74,15 +74,12 @@ func (h *Heuristic) Searcher() *search.Searcher { return h.s }
 // Name is "heuristic".
 func (h *Heuristic) Name() string { return "heuristic" }
 
-// Tool names the heuristic knows; the localize package defines the same.
+// The filter stages' tool names. The localize package declares them too:
+// its tests import this package, which therefore cannot import it. The
+// search tools come from index/search.
 const (
-	hFindFile    = "find_file"
-	hFindDef     = "find_code_def"
-	hFindContent = "find_code_content"
-	hFindChild   = "find_child_unit"
-	hFinish      = "finish_search"
-	hShortlist   = "shortlist"
-	hRank        = "rank_locations"
+	hShortlist = "shortlist"
+	hRank      = "rank_locations"
 )
 
 // Complete answers one turn: the tools offered say which phase it is in.
@@ -107,7 +104,7 @@ func (h *Heuristic) Complete(ctx context.Context, req llm.Request) (llm.Response
 		msg = st.rankTurn()
 	case llmOffers(req.Tools, hShortlist):
 		msg = st.shortlistTurn()
-	case llmOffers(req.Tools, hFindChild) || llmOffers(req.Tools, hFindDef):
+	case llmOffers(req.Tools, search.FindChildUnit.Name) || llmOffers(req.Tools, search.FindCodeDef.Name):
 		msg = st.searchTurn()
 	default:
 		msg = llm.Message{Role: llm.Assistant, Content: "The heuristic localizer only answers the localization tools."}

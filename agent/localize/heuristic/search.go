@@ -126,7 +126,7 @@ func (st *hstate) searchTurn() llm.Message {
 	}
 	st.done = true
 	return llm.Message{Role: llm.Assistant, Content: "Enough context gathered; finishing the search.",
-		ToolCalls: []llm.ToolCall{st.call(hFinish, struct{}{})}}
+		ToolCalls: []llm.ToolCall{st.call(search.FinishSearch.Name, search.FinishSearchArgs{})}}
 }
 
 // entryTurn searches the issue's entry points at once, keeping only the
@@ -162,7 +162,7 @@ func (st *hstate) entryTurn() (llm.Message, bool) {
 			continue
 		}
 		st.addHits(r, 0, "bm25")
-		calls = append(calls, st.call(hFindDef, search.FindCodeDefArgs{DefinitionName: id}))
+		calls = append(calls, st.call(search.FindCodeDef.Name, search.FindCodeDefArgs{DefinitionName: id}))
 		extra++
 	}
 	if len(calls) == 0 {
@@ -204,7 +204,7 @@ func (st *hstate) entrySearch(e EntryPoint) (llm.ToolCall, bool) {
 			return llm.ToolCall{}, false
 		}
 		st.addHits(r, e.Weight, e.Text)
-		return st.call(hFindFile, a), true
+		return st.call(search.FindFile.Name, a), true
 	case EntryDotted:
 		if c, ok := st.defSearch(search.FindCodeDefArgs{DefinitionName: e.Text}, e); ok {
 			return c, true
@@ -231,7 +231,7 @@ func (st *hstate) entrySearch(e EntryPoint) (llm.ToolCall, bool) {
 		ca := search.FindCodeContentArgs{Content: e.Text}
 		if r := s.FindCodeContent(ca); len(r.Hits) > 0 && len(r.Hits) <= maxDefHits && st.novel(r) {
 			st.addHits(r, e.Weight*0.6, e.Text)
-			return st.call(hFindContent, ca), true
+			return st.call(search.FindCodeContent.Name, ca), true
 		}
 	}
 	return llm.ToolCall{}, false
@@ -243,7 +243,7 @@ func (st *hstate) defSearch(a search.FindCodeDefArgs, e EntryPoint) (llm.ToolCal
 		return llm.ToolCall{}, false
 	}
 	st.addHits(r, e.Weight, e.Text)
-	return st.call(hFindDef, a), true
+	return st.call(search.FindCodeDef.Name, a), true
 }
 
 // moduleSearch maps a dotted module path to its file: the longest
@@ -270,7 +270,7 @@ func (st *hstate) moduleSearch(e EntryPoint) (llm.ToolCall, bool) {
 				return llm.ToolCall{}, false
 			}
 			st.addHits(r, e.Weight, e.Text)
-			return st.call(hFindFile, a), true
+			return st.call(search.FindFile.Name, a), true
 		}
 	}
 	return llm.ToolCall{}, false
@@ -289,7 +289,7 @@ func (st *hstate) messageSearch(e EntryPoint) (llm.ToolCall, bool) {
 			su.raises = true
 		}
 	}
-	return st.call(hFindContent, a), true
+	return st.call(search.FindCodeContent.Name, a), true
 }
 
 // lineSearch opens the unit at a file and line the issue points to.
@@ -308,7 +308,7 @@ func (st *hstate) lineSearch(e EntryPoint) (llm.ToolCall, bool) {
 		return llm.ToolCall{}, false
 	}
 	st.addHits(res, e.Weight, e.Text)
-	return st.call(hFindDef, a), true
+	return st.call(search.FindCodeDef.Name, a), true
 }
 
 // unitAt is the innermost function, method or class holding a line.
@@ -461,7 +461,7 @@ func (st *hstate) dfsStep() (llm.Message, bool) {
 		path, name := splitUnitID(child)
 		text := fmt.Sprintf("Following %s from %s: it matches the issue best among its children (score %.2f).", child, top, score)
 		return llm.Message{Role: llm.Assistant, Content: text, ToolCalls: []llm.ToolCall{
-			st.call(hFindChild, search.FindChildUnitArgs{DefinitionName: name, FilePath: path}),
+			st.call(search.FindChildUnit.Name, search.FindChildUnitArgs{DefinitionName: name, FilePath: path}),
 		}}, true
 	}
 }
