@@ -16,6 +16,11 @@ import (
 	"github.com/swe-adept/swe-adept/internal/testtree"
 )
 
+// The build benchmarks run on the real code index/internal/corpus names;
+// parsing alone is measured in index/parse:
+//
+//	go test ./index ./index/parse -run '^$' -bench . -benchtime 3x
+
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // benchOpts keeps each benchmark's cache in its own directory.
