@@ -56,7 +56,7 @@ type extractOut struct {
 func extractAll(ctx context.Context, q *fileQueue, cache *fileCache, opts Options) (*extractResult, error) {
 	done := make(chan struct{}, 256)
 	var wg sync.WaitGroup
-	for w := 0; w < opts.Workers; w++ {
+	for range opts.Workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
