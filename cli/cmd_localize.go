@@ -19,6 +19,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/localize"
 	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/index/search"
 	"github.com/swe-adept/swe-adept/internal/atomicfile"
 )
 
@@ -102,7 +103,7 @@ func runLocalizeTo(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	s := index.NewSearcher(ix)
+	s := search.NewSearcher(ix)
 	model, notice, err := set.LocalizationModel(ix, s)
 	if err != nil {
 		return err
@@ -197,7 +198,7 @@ func printLocations(w io.Writer, loc *localize.Locations, asJSON bool) error {
 
 func formatCalls(calls map[string]int) string {
 	var parts []string
-	for _, name := range []string{"find_file", "find_code_def", "find_code_content", "find_child_unit"} {
+	for _, name := range []string{search.FindFile.Name, search.FindCodeDef.Name, search.FindCodeContent.Name, search.FindChildUnit.Name} {
 		if n := calls[name]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%s×%d", name, n))
 		}

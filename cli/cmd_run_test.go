@@ -14,6 +14,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/llm/providertest"
+	"github.com/swe-adept/swe-adept/internal/testtree"
 )
 
 const runSample = "../testdata/run"
@@ -27,10 +28,7 @@ func sampleCheckout(t *testing.T) string {
 // sampleCheckoutAt makes the sample repository in dir.
 func sampleCheckoutAt(t *testing.T, dir string) string {
 	t.Helper()
-	cp := exec.Command("cp", "-r", filepath.Join(runSample, "inventory")+"/.", dir)
-	if out, err := cp.CombinedOutput(); err != nil {
-		t.Fatalf("copy sample: %v\n%s", err, out)
-	}
+	testtree.Copy(t, filepath.Join(runSample, "inventory"), dir)
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "sample"}} {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir

@@ -8,8 +8,10 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"strings"
 
 	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/index/search"
 )
 
 func init() {
@@ -55,7 +57,8 @@ func searchFlagsDecl(w io.Writer) declare {
 			if len(pos) == 2 {
 				query = pos[1]
 			}
-			if err := checkSearchTool(tool); err != nil {
+			run, err := cliTool(tool)
+			if err != nil {
 				return err
 			}
 			if err := checkDir("--repo", f.repo); err != nil {
@@ -65,7 +68,7 @@ func searchFlagsDecl(w io.Writer) declare {
 			if err != nil {
 				return fmt.Errorf("search %s: %w", f.repo, err)
 			}
-			res := runTool(index.NewSearcher(ix), tool, query, f)
+			res := run(search.NewSearcher(ix), query, f)
 			if res.Err != "" {
 				return usagef("%s", cliWords(res.Err))
 			}
@@ -86,28 +89,40 @@ var (
 	argName = regexp.MustCompile(`\b(file_path|dir_path|start_line|end_line|definition_name|file_name|content)\b`)
 )
 
-func checkSearchTool(tool string) error {
-	switch tool {
-	case "file", "def", "content", "child":
-		return nil
-	}
-	return usagef("unknown tool %q: use file, def, content or child", tool)
+// cliTools are the search tools the command runs, by the short name the
+// command line gives each, with how its flags fill the tool's arguments;
+// the tools themselves are the ones the localization agent calls.
+var cliTools = []struct {
+	short string
+	run   func(s *search.Searcher, query string, f searchFlags) search.Result
+}{
+	{"file", func(s *search.Searcher, q string, f searchFlags) search.Result {
+		return search.FindFile.Run(s, search.FindFileArgs{FileName: q, DirPath: f.dir})
+	}},
+	{"def", func(s *search.Searcher, q string, f searchFlags) search.Result {
+		return search.FindCodeDef.Run(s, search.FindCodeDefArgs{DefinitionName: q, FilePath: f.file})
+	}},
+	{"content", func(s *search.Searcher, q string, f searchFlags) search.Result {
+		return search.FindCodeContent.Run(s, search.FindCodeContentArgs{Content: q, FilePath: f.file, StartLine: f.start, EndLine: f.end})
+	}},
+	{"child", func(s *search.Searcher, q string, f searchFlags) search.Result {
+		return search.FindChildUnit.Run(s, search.FindChildUnitArgs{DefinitionName: q, FilePath: f.file})
+	}},
 }
 
-func runTool(s *index.Searcher, tool, query string, f searchFlags) index.Result {
-	switch tool {
-	case "file":
-		return s.FindFile(index.FindFileArgs{FileName: query, DirPath: f.dir})
-	case "def":
-		return s.FindCodeDef(index.FindCodeDefArgs{DefinitionName: query, FilePath: f.file})
-	case "content":
-		return s.FindCodeContent(index.FindCodeContentArgs{Content: query, FilePath: f.file, StartLine: f.start, EndLine: f.end})
-	default:
-		return s.FindChildUnit(index.FindChildUnitArgs{DefinitionName: query, FilePath: f.file})
+// cliTool is the search a short name runs.
+func cliTool(short string) (func(s *search.Searcher, query string, f searchFlags) search.Result, error) {
+	var shorts []string
+	for _, t := range cliTools {
+		if t.short == short {
+			return t.run, nil
+		}
+		shorts = append(shorts, t.short)
 	}
+	return nil, usagef("unknown tool %q: use %s or %s", short, strings.Join(shorts[:len(shorts)-1], ", "), shorts[len(shorts)-1])
 }
 
-func printResult(w io.Writer, res index.Result, asJSON bool) error {
+func printResult(w io.Writer, res search.Result, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(jsonOut(w))
 		enc.SetIndent("", "  ")

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/index/search"
 )
 
 func TestSearchCommand(t *testing.T) {
@@ -80,11 +80,11 @@ func TestSearchCommandJSON(t *testing.T) {
 	if err := runSearch(context.Background(), &out, []string{"--repo", "../testdata/search/shop", "--json", "content", "maxRetries"}); err != nil {
 		t.Fatal(err)
 	}
-	var r index.Result
+	var r search.Result
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		t.Fatalf("not a Result: %v\n%s", err, out.String())
 	}
-	if r.Tool != "find_code_content" || r.Mode != index.ModeVariant || len(r.Hits) != 3 || r.Hits[0].UnitID != "shop/payments.py:charge" {
+	if r.Tool != "find_code_content" || r.Mode != search.ModeVariant || len(r.Hits) != 3 || r.Hits[0].UnitID != "shop/payments.py:charge" {
 		t.Errorf("result = %+v", r)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"sync/atomic"
 	"time"
+
+	"github.com/swe-adept/swe-adept/index/parse"
 )
 
 // DefaultMaxFileSize is the size above which a file is not parsed but cut
@@ -113,7 +115,7 @@ func Build(ctx context.Context, root string, opts Options) (*Index, error) {
 	}
 	st.Seconds = time.Since(start).Seconds()
 	opts.Logger.Debug("index: built", "root", abs, "files", st.Files, "cache", st.Cache,
-		"walk", tWalk.Sub(start), "extract", tExtract.Sub(tWalk), "resolve", tAssemble.Sub(tExtract), "resolved_files", links.resolved,
+		"walk", tWalk.Sub(start), "extract", tExtract.Sub(tWalk), "link", tAssemble.Sub(tExtract), "resolved_files", links.resolved,
 		"save", time.Since(tAssemble), "total", time.Since(start))
 	return ix, nil
 }
@@ -170,13 +172,13 @@ func checkRoot(root string) (string, error) {
 }
 
 func countFlags(degraded map[string]int, flags uint8) {
-	if flags&flagSyntaxError != 0 {
+	if flags&parse.FlagSyntaxError != 0 {
 		degraded[SkipSyntaxError]++
 	}
-	if flags&flagNonUTF8 != 0 {
+	if flags&parse.FlagNonUTF8 != 0 {
 		degraded[SkipNonUTF8]++
 	}
-	if flags&flagTooLarge != 0 {
+	if flags&parse.FlagTooLarge != 0 {
 		degraded[SkipTooLarge]++
 	}
 }
@@ -185,7 +187,7 @@ func countFlags(degraded map[string]int, flags uint8) {
 // of files whose resolution cannot have changed are copied from the
 // previous run instead of resolved.
 func assemble(root string, res *extractResult, workers int, links *linkStore) *Index {
-	r := resolveAll(root, res, workers, links)
+	r := linkAll(root, res, workers, links)
 	files := make([]*File, len(res.files))
 	sources := make(map[string][]byte, len(res.files))
 	st := Stats{Languages: map[string]int{}}

@@ -11,35 +11,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/swe-adept/swe-adept/internal/testtree"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
-
-// copyTree copies a sample repository into a temporary directory, so tests
-// can add symlinks and caches without touching testdata.
-func copyTree(t testing.TB, src string) string {
-	t.Helper()
-	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatalf("copy %s: %v", src, err)
-	}
-	return dst
-}
 
 // backdate sets the times of everything under dir to when, as in a
 // checkout whose directories the walk may take from its listing cache.
@@ -150,7 +126,8 @@ func TestBuildGolden(t *testing.T) {
 			if _, err := os.Stat(src); err != nil {
 				t.Skipf("sample %s not present", name)
 			}
-			dir := copyTree(t, src)
+			dir := t.TempDir()
+			testtree.Copy(t, src, dir)
 			if name == "pyrepo" {
 				// A loop that would never end if symlinked dirs were followed.
 				if err := os.Symlink("..", filepath.Join(dir, "pkg", "loop")); err != nil {

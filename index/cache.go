@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+
+	"github.com/swe-adept/swe-adept/index/parse"
 )
 
 // fileCache holds the previous run's raw extractions, keyed by path and
@@ -127,7 +129,7 @@ func (c *fileCache) storedBytes() int64 {
 
 // lookup returns the cached extraction of a file, and its record, if its
 // content is unchanged.
-func (c *fileCache) lookup(rel, lang string, key fileKey) (*rawFile, []byte) {
+func (c *fileCache) lookup(rel, lang string, key fileKey) (*parse.File, []byte) {
 	c.wait()
 	if len(c.shards) == 0 {
 		return nil, nil

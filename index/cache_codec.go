@@ -7,6 +7,8 @@ import (
 	"hash/crc32"
 	"io"
 	"unsafe"
+
+	"github.com/swe-adept/swe-adept/index/parse"
 )
 
 // The cache file is compact binary rather than gob: a warm run must load
@@ -78,7 +80,7 @@ func encodeCache(w io.Writer, res *extractResult, files []int, maxSize int64) er
 	return out.close()
 }
 
-func (e *encoder) encodeFile(f *rawFile, k fileKey) {
+func (e *encoder) encodeFile(f *parse.File, k fileKey) {
 	e.str(f.Path)
 	e.str(f.Lang)
 	e.uint(uint64(f.Lines))
@@ -101,8 +103,8 @@ func (e *encoder) encodeFile(f *rawFile, k fileKey) {
 		e.uint(uint64(im.Line))
 	}
 	// The calls come last, as one section that loading can skip.
-	if f.calls != nil {
-		e.bytes(f.calls.buf)
+	if cs, ok := f.Encoded.(*callSection); ok {
+		e.bytes(cs.buf)
 		return
 	}
 	var c encoder
@@ -112,7 +114,7 @@ func (e *encoder) encodeFile(f *rawFile, k fileKey) {
 	e.bytes(c.buf)
 }
 
-func (e *encoder) encodeCalls(u *rawUnit) {
+func (e *encoder) encodeCalls(u *parse.Unit) {
 	e.uint(uint64(len(u.Calls)))
 	for _, c := range u.Calls {
 		e.str(c.Name)
@@ -121,8 +123,8 @@ func (e *encoder) encodeCalls(u *rawUnit) {
 	}
 }
 
-func (e *encoder) encodeUnit(u *rawUnit) {
-	e.uint(uint64(kindCode(u.Kind)))
+func (e *encoder) encodeUnit(u *parse.Unit) {
+	e.uint(uint64(u.Kind))
 	e.str(u.Name)
 	e.str(u.Qual)
 	e.str(u.QualName)
@@ -280,7 +282,7 @@ func decodeCache(data []byte, maxSize int64) (map[string]cacheEntry, error) {
 
 // decode reads the entry's whole extraction; decodeCache only read the
 // header, so that the workers decode their files in parallel.
-func (e *cacheEntry) decode() (*rawFile, error) {
+func (e *cacheEntry) decode() (*parse.File, error) {
 	d := e.rec.decoder()
 	f, _ := d.decodeFile()
 	if d.err == nil && len(d.buf) != 0 {
@@ -291,40 +293,53 @@ func (e *cacheEntry) decode() (*rawFile, error) {
 
 // decodeHeader reads a record's file fields and key, which come before its
 // units.
-func (d *decoder) decodeHeader() (rawFile, fileKey) {
-	f := rawFile{Path: d.str(), Lang: d.str(), Lines: int(d.uint()), Size: d.int(), Flags: uint8(d.uint()), Pkg: d.str()}
+func (d *decoder) decodeHeader() (parse.File, fileKey) {
+	f := parse.File{Path: d.str(), Lang: d.str(), Lines: int(d.uint()), Size: d.int(), Flags: uint8(d.uint()), Pkg: d.str()}
 	return f, fileKey{size: d.int(), mtime: d.int(), hash: uint32(d.uint())}
 }
 
-func (d *decoder) decodeFile() (*rawFile, fileKey) {
+func (d *decoder) decodeFile() (*parse.File, fileKey) {
 	hdr, k := d.decodeHeader()
 	f := &hdr
-	f.Units = make([]rawUnit, d.count())
+	f.Units = make([]parse.Unit, d.count())
 	for i := range f.Units {
 		d.decodeUnit(&f.Units[i], i)
 	}
 	if n := d.count(); n > 0 {
-		f.Imports = make([]rawImport, n)
+		f.Imports = make([]parse.Import, n)
 		for i := range f.Imports {
-			f.Imports[i] = rawImport{Module: d.str(), Level: int(d.uint()), Name: d.str(), Alias: d.str(), Line: int(d.uint())}
+			f.Imports[i] = parse.Import{Module: d.str(), Level: int(d.uint()), Name: d.str(), Alias: d.str(), Line: int(d.uint())}
 		}
 	}
 	if calls := d.section(); d.err == nil {
-		f.calls = &calls
+		f.Encoded = (*callSection)(&calls)
 	}
 	return f, k
 }
 
-func (d *decoder) decodeCalls(u *rawUnit) {
+// callSection is a loaded record's calls, kept encoded until the file's
+// calls are linked (parse.File.Encoded). A file loaded from the cache is the
+// only kind whose calls are encoded.
+type callSection section
+
+func (s *callSection) DecodeCalls(units []parse.Unit) bool {
+	d := (*section)(s).decoder()
+	for i := range units {
+		d.decodeCalls(&units[i])
+	}
+	return d.err == nil && len(d.buf) == 0
+}
+
+func (d *decoder) decodeCalls(u *parse.Unit) {
 	if nc := d.count(); nc > 0 {
-		u.Calls = make([]rawCall, nc)
+		u.Calls = make([]parse.Call, nc)
 		for i := range u.Calls {
-			u.Calls[i] = rawCall{Name: d.str(), Line: int(d.uint()), Count: int(d.uint())}
+			u.Calls[i] = parse.Call{Name: d.str(), Line: int(d.uint()), Count: int(d.uint())}
 		}
 	}
 }
 
-func (d *decoder) decodeUnit(u *rawUnit, i int) {
+func (d *decoder) decodeUnit(u *parse.Unit, i int) {
 	u.Kind = kindFromCode(d.uint())
 	u.Name, u.Qual, u.QualName = d.str(), d.str(), d.str()
 	u.Start, u.End = int(d.uint()), int(d.uint())
@@ -342,27 +357,17 @@ func (d *decoder) decodeUnit(u *rawUnit, i int) {
 	}
 	u.Recv, u.RecvVar = d.str(), d.str()
 	if nv := d.count(); nv > 0 {
-		u.Vars = make([]rawVar, nv)
+		u.Vars = make([]parse.Var, nv)
 		for i := range u.Vars {
-			u.Vars[i] = rawVar{Name: d.str(), Type: d.str()}
+			u.Vars[i] = parse.Var{Name: d.str(), Type: d.str()}
 		}
 	}
 }
 
-var kindCodes = []Kind{KindFunction, KindClass, KindMethod, KindChunk}
-
-func kindCode(k Kind) int {
-	for i, c := range kindCodes {
-		if c == k {
-			return i
-		}
+// kindFromCode reads a unit's kind, taking an unknown one for a chunk.
+func kindFromCode(c uint64) parse.Kind {
+	if c <= uint64(parse.KindChunk) {
+		return parse.Kind(c)
 	}
-	return 0
-}
-
-func kindFromCode(c uint64) Kind {
-	if c < uint64(len(kindCodes)) {
-		return kindCodes[c]
-	}
-	return KindChunk
+	return parse.KindChunk
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/swe-adept/swe-adept/internal/testtree"
 )
 
 func buildT(t *testing.T, dir string, opts Options) *Index {
@@ -20,7 +22,8 @@ func buildT(t *testing.T, dir string, opts Options) *Index {
 }
 
 func TestCacheColdWarmIncremental(t *testing.T) {
-	dir := copyTree(t, filepath.Join("..", "testdata", "index", "pyrepo"))
+	dir := t.TempDir()
+	testtree.Copy(t, filepath.Join("..", "testdata", "index", "pyrepo"), dir)
 	opts := Options{CacheDir: t.TempDir()}
 
 	cold := buildT(t, dir, opts)
@@ -82,7 +85,8 @@ func hasEdge(u *Unit, id string, rel Relation) bool {
 }
 
 func TestCacheCorruptIsRebuilt(t *testing.T) {
-	dir := copyTree(t, filepath.Join("..", "testdata", "index", "pyrepo"))
+	dir := t.TempDir()
+	testtree.Copy(t, filepath.Join("..", "testdata", "index", "pyrepo"), dir)
 	opts := Options{CacheDir: t.TempDir(), shards: maxShards}
 	built := buildT(t, dir, opts)
 	want := dump(built)
@@ -163,7 +167,8 @@ func TestCacheLivesInGitDir(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
-	dir := copyTree(t, filepath.Join("..", "testdata", "index", "gorepo"))
+	dir := t.TempDir()
+	testtree.Copy(t, filepath.Join("..", "testdata", "index", "gorepo"), dir)
 	cmd := exec.Command("git", "init", "-q", dir)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"sync"
+
+	"github.com/swe-adept/swe-adept/index/parse"
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -16,7 +18,7 @@ func contentHash(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 
 // extractResult is every kept file's raw units and bytes, in path order.
 type extractResult struct {
-	files   []*rawFile
+	files   []*parse.File
 	sources [][]byte
 	keys    []fileKey
 	// enc and iface are made by the workers, so that saving the cache and
@@ -38,7 +40,7 @@ type fileKey struct {
 }
 
 type extractOut struct {
-	raw    *rawFile
+	raw    *parse.File
 	src    []byte
 	key    fileKey
 	enc    []byte
@@ -54,15 +56,15 @@ type extractOut struct {
 func extractAll(ctx context.Context, q *fileQueue, cache *fileCache, opts Options) (*extractResult, error) {
 	done := make(chan struct{}, 256)
 	var wg sync.WaitGroup
-	for w := 0; w < opts.Workers; w++ {
+	for range opts.Workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p := getParser()
-			defer putParser(p)
+			w := &worker{p: parse.GetParser()}
+			defer w.p.Release()
 			for j := q.pop(); j != nil; j = q.pop() {
 				if ctx.Err() == nil {
-					j.out = extractOne(ctx, p, &j.c, cache, opts)
+					j.out = w.extractOne(ctx, &j.c, cache, opts)
 				}
 				done <- struct{}{}
 			}
@@ -109,7 +111,15 @@ func collect(jobs []*job, opts Options) (*extractResult, error) {
 	return res, nil
 }
 
-func extractOne(ctx context.Context, p *parser, c *candidate, cache *fileCache, opts Options) extractOut {
+// worker is one extraction goroutine's parser, and its buffers for each
+// file's cache record and interface digest.
+type worker struct {
+	p      *parse.Parser
+	enc    encoder
+	digest digester
+}
+
+func (w *worker) extractOne(ctx context.Context, c *candidate, cache *fileCache, opts Options) extractOut {
 	src, err := readSource(c.abs, c.size)
 	if err != nil {
 		opts.Logger.Warn("index: unreadable file", "path", c.rel, "err", err)
@@ -119,13 +129,13 @@ func extractOne(ctx context.Context, p *parser, c *candidate, cache *fileCache, 
 		return extractOut{skip: reason}
 	}
 	key := fileKey{size: int64(len(src)), mtime: c.mtime, hash: contentHash(src)}
-	if raw, enc := cache.lookup(c.rel, c.lang.name, key); raw != nil {
+	if raw, enc := cache.lookup(c.rel, c.lang.Name(), key); raw != nil {
 		if enc == nil {
-			enc = p.record(raw, key)
+			enc = w.record(raw, key)
 		}
 		return extractOut{raw: raw, src: src, key: key, enc: enc}
 	}
-	raw, err := p.extractFile(ctx, c.lang, c.rel, src, opts.MaxFileSize)
+	raw, err := w.p.Extract(ctx, c.lang, c.rel, src, opts.MaxFileSize)
 	if err != nil {
 		if ctx.Err() != nil {
 			return extractOut{err: ctx.Err()}
@@ -133,19 +143,18 @@ func extractOne(ctx context.Context, p *parser, c *candidate, cache *fileCache, 
 		// A parser failure on one file must not stop the index: keep the
 		// file as plain chunks.
 		opts.Logger.Warn("index: parse failed", "path", c.rel, "err", err)
-		raw = &rawFile{Path: c.rel, Lang: c.lang.name, Lines: countLines(src), Size: int64(len(src)), Flags: flagSyntaxError}
-		raw.Units = makeChunks(src, nil, raw.Lines)
+		raw = parse.Unparsed(c.lang, c.rel, src, parse.FlagSyntaxError)
 	}
-	out := extractOut{raw: raw, src: src, key: key, parsed: true, iface: p.digest.digest(raw)}
+	out := extractOut{raw: raw, src: src, key: key, parsed: true, iface: w.digest.digest(raw)}
 	if !cache.off {
-		out.enc = p.record(raw, key)
+		out.enc = w.record(raw, key)
 	}
 	return out
 }
 
 // record is the file's cache record.
-func (p *parser) record(raw *rawFile, key fileKey) []byte {
-	p.enc.buf = p.enc.buf[:0]
-	p.enc.encodeFile(raw, key)
-	return slices.Clone(p.enc.buf)
+func (w *worker) record(raw *parse.File, key fileKey) []byte {
+	w.enc.buf = w.enc.buf[:0]
+	w.enc.encodeFile(raw, key)
+	return slices.Clone(w.enc.buf)
 }

@@ -3,6 +3,8 @@ package index
 import (
 	"fmt"
 	"sort"
+
+	"github.com/swe-adept/swe-adept/index/parse"
 )
 
 // Index is a repository's code units and code-structure tree, with the file
@@ -37,6 +39,9 @@ func New(root string, files []*File, units []*Unit, sources map[string][]byte) *
 	}
 	return ix
 }
+
+// Languages names the languages Build reads, for messages.
+func Languages() []string { return parse.Names() }
 
 // Root is the absolute path of the indexed repository.
 func (ix *Index) Root() string { return ix.root }

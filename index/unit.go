@@ -1,6 +1,8 @@
 // Package index turns a repository into definition-level code units and the
-// code-structure tree that links them, and answers the localization tools'
-// searches over it.
+// code-structure tree that links them. Build is the way in: it walks the
+// repository, parses each file (index/parse), links the calls across files,
+// and caches both for the next build. The search behind the localization
+// tools is in index/search.
 package index
 
 // Kind is what a code unit is.

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"github.com/swe-adept/swe-adept/index/parse"
 )
 
 // Reasons a path is left out of the index or indexed specially; the keys
@@ -53,7 +54,7 @@ type candidate struct {
 	abs   string
 	size  int64
 	mtime int64
-	lang  *language
+	lang  *parse.Language
 }
 
 type walker struct {
@@ -185,7 +186,7 @@ func (w *walker) file(dirAbs string, rel []string, name string, m gitignore.Matc
 		w.skip(SkipSymlink, relPath, nil)
 		return
 	}
-	c := candidate{rel: relPath, abs: abs, size: info.Size(), mtime: info.ModTime().UnixNano(), lang: langForPath(name)}
+	c := candidate{rel: relPath, abs: abs, size: info.Size(), mtime: info.ModTime().UnixNano(), lang: parse.ForPath(name)}
 	if w.found != nil {
 		w.found(c)
 		return
@@ -229,7 +230,7 @@ func readIgnoreFile(path string, domain []string, ps []gitignore.Pattern) []giti
 // does: a NUL byte early on means binary; Go's generated-file marker means
 // generated; a script whose first 8 KB hold fewer than 16 lines is a
 // minified bundle.
-func sniff(src []byte, l *language) string {
+func sniff(src []byte, l *parse.Language) string {
 	head := src
 	if len(head) > 8192 {
 		head = head[:8192]
@@ -237,7 +238,7 @@ func sniff(src []byte, l *language) string {
 	if bytes.IndexByte(head, 0) >= 0 {
 		return SkipBinary
 	}
-	if l != nil && isScript(l.name) && len(head) == 8192 && bytes.Count(head, []byte{'\n'}) < 16 {
+	if l != nil && parse.IsScript(l.Name()) && len(head) == 8192 && bytes.Count(head, []byte{'\n'}) < 16 {
 		return SkipMinified
 	}
 	if i := bytes.Index(head, []byte("Code generated ")); i >= 0 {

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/swe-adept/swe-adept/index/parse"
 )
 
 // dirListing is what the walk needs from one directory. A directory's
@@ -115,7 +117,7 @@ func readListing(abs string, mtime int64) (*dirListing, error) {
 			l.dirs = append(l.dirs, name)
 		case typ.IsRegular() && name == ".gitignore":
 			l.ignore = true
-		case typ.IsRegular() && langForPath(name) != nil:
+		case typ.IsRegular() && parse.ForPath(name) != nil:
 			l.files = append(l.files, name)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/swe-adept/swe-adept/internal/testtree"
 )
 
 func writeFiles(t *testing.T, root string, files map[string]string) {
@@ -170,14 +172,16 @@ func TestBuildBadRoot(t *testing.T) {
 func TestBuildCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	root := copyTree(t, filepath.Join("..", "testdata", "index", "pyrepo"))
+	root := t.TempDir()
+	testtree.Copy(t, filepath.Join("..", "testdata", "index", "pyrepo"), root)
 	if _, err := Build(ctx, root, Options{NoCache: true}); err == nil {
 		t.Fatal("Build with a cancelled context succeeded")
 	}
 }
 
 func TestBuildProgress(t *testing.T) {
-	root := copyTree(t, filepath.Join("..", "testdata", "index", "pyrepo"))
+	root := t.TempDir()
+	testtree.Copy(t, filepath.Join("..", "testdata", "index", "pyrepo"), root)
 	var calls, last, total int
 	_, err := Build(context.Background(), root, Options{NoCache: true, Progress: func(done, tot int) {
 		calls++

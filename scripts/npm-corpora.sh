@@ -15,4 +15,4 @@ for spec in rxjs@7.8.1 effect@3.10.0 webpack@5.95.0; do
 	tar xzf "$tgz" -C "$name"
 	rm -f "$tgz"
 done
-echo "corpora in $dir; run: SWE_ADEPT_NPM=$dir go test ./index -run '^\$' -bench 'ParseOnly|BuildCold|BuildWarm|BuildIncremental' -benchtime 5x"
+echo "corpora in $dir; run: SWE_ADEPT_NPM=$dir go test ./index ./index/parse -run '^\$' -bench 'ParseOnly|BuildCold|BuildWarm|BuildIncremental' -benchtime 5x"

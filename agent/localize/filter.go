@@ -8,7 +8,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/tool"
-	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/index/search"
 )
 
 // Budgets of the filter stages.
@@ -213,7 +213,7 @@ func (a *agent) asRanking(locs, reasons []string) *event.Ranking {
 func (a *agent) fallback(loc *Locations, note string) {
 	var opened, listed []string
 	for _, n := range a.tree.nodes {
-		if n.Parent != "" || n.Kind == string(index.KindFile) {
+		if n.Parent != "" || n.Kind == string(search.KindFile) {
 			opened = append(opened, n.ID)
 		} else {
 			listed = append(listed, n.ID)

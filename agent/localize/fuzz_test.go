@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/swe-adept/swe-adept/agent/llm"
+	"github.com/swe-adept/swe-adept/index/search"
 )
 
 // FuzzToolCalls feeds the localization tools arbitrary arguments, as a
@@ -29,7 +30,7 @@ func FuzzToolCalls(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s.tool, s.args)
 	}
-	names := []string{ToolFindFile, ToolFindCodeDef, ToolFindCodeContent, ToolFindChildUnit, ToolShortlist, ToolRankLocations}
+	names := []string{search.FindFile.Name, search.FindCodeDef.Name, search.FindCodeContent.Name, search.FindChildUnit.Name, ToolShortlist, ToolRankLocations}
 	f.Fuzz(func(t *testing.T, tool uint8, args string) {
 		ix, s := sample(t)
 		a := newAgent(Config{Index: ix, Searcher: s})

@@ -10,6 +10,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/localize/heuristic"
 	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/index/search"
 )
 
 // TestHeuristicEndToEnd drives the offline localizer through the real loop,
@@ -33,7 +34,7 @@ func TestHeuristicEndToEnd(t *testing.T) {
 	if n := node(t, loc, "shop/money.py:round_money"); n.Depth == 0 && loc.MaxDepth < 2 {
 		t.Errorf("max depth %d, round_money at %+v", loc.MaxDepth, n)
 	}
-	if loc.ToolCalls[ToolFinishSearch] != 1 || loc.ToolCalls[ToolFindChildUnit] == 0 {
+	if loc.ToolCalls[search.FinishSearch.Name] != 1 || loc.ToolCalls[search.FindChildUnit.Name] == 0 {
 		t.Errorf("tool calls %v", loc.ToolCalls)
 	}
 	for _, f := range loc.Functions {
@@ -82,7 +83,7 @@ func BenchmarkRunHeuristic(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := index.NewSearcher(ix)
+	s := search.NewSearcher(ix)
 	issue, err := os.ReadFile("../../testdata/localize/issue.md")
 	if err != nil {
 		b.Fatal(err)

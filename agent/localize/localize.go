@@ -17,6 +17,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/tool"
 	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/index/search"
 	"github.com/swe-adept/swe-adept/internal/atomicfile"
 )
 
@@ -26,7 +27,7 @@ const DefaultMaxIterations = 20
 // Config is what one localization needs.
 type Config struct {
 	Index    *index.Index
-	Searcher *index.Searcher // nil: built from Index
+	Searcher *search.Searcher // nil: built from Index
 	Model    llm.Model
 	Bus      *event.Bus  // nil: no events
 	Gate     *event.Gate // nil: never paused
@@ -97,13 +98,13 @@ func Run(ctx context.Context, cfg Config) (*Locations, error) {
 
 // searcherFor reuses the model's searcher when it has one over the same
 // index (the heuristic builds one), else builds one.
-func searcherFor(cfg Config) *index.Searcher {
-	if m, ok := cfg.Model.(interface{ Searcher() *index.Searcher }); ok {
+func searcherFor(cfg Config) *search.Searcher {
+	if m, ok := cfg.Model.(interface{ Searcher() *search.Searcher }); ok {
 		if s := m.Searcher(); s != nil && s.Index() == cfg.Index {
 			return s
 		}
 	}
-	return index.NewSearcher(cfg.Index)
+	return search.NewSearcher(cfg.Index)
 }
 
 // agent is one localization run's state.

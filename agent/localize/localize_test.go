@@ -15,6 +15,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/event"
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/index/search"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -24,17 +25,17 @@ const sampleRepo = "../../testdata/localize/shop"
 var (
 	sampleOnce sync.Once
 	sampleIx   *index.Index
-	sampleS    *index.Searcher
+	sampleS    *search.Searcher
 	sampleErr  error
 )
 
 // sample is the indexed sample repository, built once per test binary.
-func sample(t *testing.T) (*index.Index, *index.Searcher) {
+func sample(t *testing.T) (*index.Index, *search.Searcher) {
 	t.Helper()
 	sampleOnce.Do(func() {
 		sampleIx, sampleErr = index.Build(context.Background(), sampleRepo, index.Options{NoCache: true})
 		if sampleErr == nil {
-			sampleS = index.NewSearcher(sampleIx)
+			sampleS = search.NewSearcher(sampleIx)
 		}
 	})
 	if sampleErr != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/localize/heuristic"
 	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/index/search"
 )
 
 // Heuristic is the model name that picks the offline localizer.
@@ -52,7 +53,7 @@ func (s Settings) ResolutionModel() (llm.Model, error) {
 // OpenAI-compatible client. notice, when not empty, tells the engineer why
 // the offline localizer was picked. ix is needed only by that localizer;
 // searcher may be nil.
-func (s Settings) LocalizationModel(ix *index.Index, searcher *index.Searcher) (m llm.Model, notice string, err error) {
+func (s Settings) LocalizationModel(ix *index.Index, searcher *search.Searcher) (m llm.Model, notice string, err error) {
 	a := s.For(Localization)
 	if a.Script != "" {
 		sc, err := LoadScript(a.Script, "localize", "localization")
@@ -67,7 +68,7 @@ func (s Settings) LocalizationModel(ix *index.Index, searcher *index.Searcher) (
 			return nil, "", errors.New("the heuristic localizer needs an index")
 		}
 		if searcher == nil {
-			searcher = index.NewSearcher(ix)
+			searcher = search.NewSearcher(ix)
 		}
 		if !asked {
 			notice = NoServerNotice

@@ -15,6 +15,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/localize/heuristic"
 	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/index/search"
 	"github.com/swe-adept/swe-adept/internal/testtree"
 	"github.com/swe-adept/swe-adept/memory"
 )
@@ -357,7 +358,7 @@ func TestRunHeuristicLocalizer(t *testing.T) {
 	repo, _ := sampleRepo(t)
 	r, err := Start(context.Background(), Options{Repo: repo, Issue: readIssue(t), ResolveModel: script(t, "resolve.json"), Approve: "auto",
 		Localizer: func(ix *index.Index) (llm.Model, string, error) {
-			return heuristic.New(ix, index.NewSearcher(ix)), "", nil
+			return heuristic.New(ix, search.NewSearcher(ix)), "", nil
 		}})
 	if err != nil {
 		t.Fatal(err)

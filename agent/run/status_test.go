@@ -12,6 +12,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/localize/heuristic"
 	"github.com/swe-adept/swe-adept/agent/runfolder"
 	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/index/search"
 )
 
 func call(name string, args map[string]any) llm.Turn {
@@ -120,13 +121,13 @@ func TestRefusedLocationsGoBackToTheLocalizer(t *testing.T) {
 // recordingModel wraps the offline localizer and keeps the first user
 // message of each conversation it sees.
 type recordingModel struct {
-	inner func(*index.Index, *index.Searcher) *heuristic.Heuristic
+	inner func(*index.Index, *search.Searcher) *heuristic.Heuristic
 	m     llm.Model
 	seen  *[]string
 }
 
 func (r *recordingModel) build(ix *index.Index) (llm.Model, string, error) {
-	r.m = r.inner(ix, index.NewSearcher(ix))
+	r.m = r.inner(ix, search.NewSearcher(ix))
 	return r, "", nil
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/models"
 	"github.com/swe-adept/swe-adept/eval/swebench"
 	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/index/search"
 )
 
 // Config is one evaluation.
@@ -148,7 +149,7 @@ func evalOne(ctx context.Context, cfg Config, in swebench.Instance, dest string,
 // localizeOne runs the localization agent on the task. Only the task (no
 // gold, no patch) reaches the model.
 func localizeOne(ctx context.Context, cfg Config, ix *index.Index, task swebench.Task, name *string) (*localize.Locations, error) {
-	s := index.NewSearcher(ix)
+	s := search.NewSearcher(ix)
 	var model llm.Model
 	if cfg.Weights != nil {
 		model = heuristic.NewWithParams(ix, s, *cfg.Weights)

@@ -12,6 +12,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/localize/heuristic"
 	"github.com/swe-adept/swe-adept/eval/swebench"
 	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/index/search"
 )
 
 // LOOResult is a leave-one-repository-out evaluation of the offline
@@ -103,7 +104,7 @@ func looOne(ctx context.Context, cfg Config, in swebench.Instance, dest string, 
 	issue := in.Task().ProblemStatement
 	files, fns := heuristic.BM25Ranking(ix, issue, 10)
 	li.bm25 = swebench.ScoreOne(in.InstanceID, gold, files, swebench.Normalize(ix, fns))
-	s := index.NewSearcher(ix)
+	s := search.NewSearcher(ix)
 	base := heuristic.New(ix, s)
 	for _, w := range grid {
 		loc, err := localize.Run(ctx, localize.Config{Index: ix, Searcher: s, Model: base.WithParams(w), Issue: issue, MaxIterations: cfg.MaxIter})

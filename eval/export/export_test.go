@@ -12,6 +12,7 @@ import (
 
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/runfolder"
+	"github.com/swe-adept/swe-adept/internal/testtree"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -61,9 +62,9 @@ func FuzzAction(f *testing.F) {
 func sampleRun(t *testing.T) (runDir, repo string) {
 	t.Helper()
 	runDir = filepath.Join(t.TempDir(), "r20261122")
-	copyDir(t, filepath.Join("testdata", "run"), runDir)
+	testtree.Copy(t, filepath.Join("testdata", "run"), runDir)
 	repo = filepath.Join(t.TempDir(), "shop")
-	copyDir(t, filepath.Join("..", "..", "testdata", "localize", "shop"), repo)
+	testtree.Copy(t, filepath.Join("..", "..", "testdata", "localize", "shop"), repo)
 	gitIn(t, repo, "init", "-q")
 	gitIn(t, repo, "add", "-A")
 	gitIn(t, repo, "commit", "-q", "-m", "base")
@@ -93,28 +94,6 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 		t.Fatalf("git %v: %v: %s", args, err, out)
 	}
 	return string(out)
-}
-
-func copyDir(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 func exportJSON(t *testing.T, dir string, opts Options) (map[string]any, []byte) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/index/search"
 )
 
 // Heuristic is an offline localizer that needs no model. It speaks the
@@ -22,7 +23,7 @@ import (
 // a time; a new conversation (or a new issue) starts it afresh.
 type Heuristic struct {
 	ix *index.Index
-	s  *index.Searcher
+	s  *search.Searcher
 	p  Params
 
 	// lex is shared by every copy WithParams makes: the corpus depends on
@@ -37,14 +38,14 @@ type Heuristic struct {
 var _ llm.Model = (*Heuristic)(nil)
 
 // NewHeuristic makes the offline localizer over an index and its searcher.
-func New(ix *index.Index, s *index.Searcher) *Heuristic {
+func New(ix *index.Index, s *search.Searcher) *Heuristic {
 	return NewWithParams(ix, s, DefaultParams())
 }
 
 // NewWithParams makes the offline localizer with its own weights.
-func NewWithParams(ix *index.Index, s *index.Searcher, p Params) *Heuristic {
+func NewWithParams(ix *index.Index, s *search.Searcher, p Params) *Heuristic {
 	if s == nil {
-		s = index.NewSearcher(ix)
+		s = search.NewSearcher(ix)
 	}
 	return &Heuristic{ix: ix, s: s, p: p, lex: &lazyCorpus{}}
 }
@@ -68,20 +69,17 @@ func (l *lazyCorpus) get(ix *index.Index) *corpus {
 
 // Searcher is the searcher the heuristic scores with, so a caller running
 // the tools over the same index need not build another.
-func (h *Heuristic) Searcher() *index.Searcher { return h.s }
+func (h *Heuristic) Searcher() *search.Searcher { return h.s }
 
 // Name is "heuristic".
 func (h *Heuristic) Name() string { return "heuristic" }
 
-// Tool names the heuristic knows; the localize package defines the same.
+// The filter stages' tool names. The localize package declares them too:
+// its tests import this package, which therefore cannot import it. The
+// search tools come from index/search.
 const (
-	hFindFile    = "find_file"
-	hFindDef     = "find_code_def"
-	hFindContent = "find_code_content"
-	hFindChild   = "find_child_unit"
-	hFinish      = "finish_search"
-	hShortlist   = "shortlist"
-	hRank        = "rank_locations"
+	hShortlist = "shortlist"
+	hRank      = "rank_locations"
 )
 
 // Complete answers one turn: the tools offered say which phase it is in.
@@ -106,7 +104,7 @@ func (h *Heuristic) Complete(ctx context.Context, req llm.Request) (llm.Response
 		msg = st.rankTurn()
 	case llmOffers(req.Tools, hShortlist):
 		msg = st.shortlistTurn()
-	case llmOffers(req.Tools, hFindChild) || llmOffers(req.Tools, hFindDef):
+	case llmOffers(req.Tools, search.FindChildUnit.Name) || llmOffers(req.Tools, search.FindCodeDef.Name):
 		msg = st.searchTurn()
 	default:
 		msg = llm.Message{Role: llm.Assistant, Content: "The heuristic localizer only answers the localization tools."}

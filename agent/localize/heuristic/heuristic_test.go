@@ -9,6 +9,7 @@ import (
 
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/index/search"
 )
 
 // sampleIndex indexes a sample repository once per test binary, for the
@@ -39,7 +40,7 @@ func htools(names ...string) []llm.Tool {
 	return out
 }
 
-var heurSearchTools = htools(hFindFile, hFindDef, hFindContent, hFindChild, hFinish)
+var heurSearchTools = htools(search.FindFile.Name, search.FindCodeDef.Name, search.FindCodeContent.Name, search.FindChildUnit.Name, search.FinishSearch.Name)
 
 // converse plays the heuristic through the three phases the way the loop
 // does, answering every call with a stub observation, and returns the
@@ -67,11 +68,11 @@ func heurConverse(t *testing.T, h *Heuristic, issue string) (calls []llm.ToolCal
 			t.Fatalf("turn %d without a tool call: %q", i+1, m.Content)
 		}
 		calls = append(calls, m.ToolCalls...)
-		if m.ToolCalls[0].Name == hFinish {
+		if m.ToolCalls[0].Name == search.FinishSearch.Name {
 			break
 		}
 	}
-	if calls[len(calls)-1].Name != hFinish {
+	if calls[len(calls)-1].Name != search.FinishSearch.Name {
 		t.Fatalf("no finish_search in %d calls", len(calls))
 	}
 	if sl := step(htools(hShortlist)); len(sl.ToolCalls) != 1 || sl.ToolCalls[0].Name != hShortlist {
@@ -126,7 +127,7 @@ func TestHeuristicFileAndLine(t *testing.T) {
 	}
 	found := false
 	for _, c := range calls {
-		found = found || (c.Name == hFindDef && strings.Contains(c.Arguments, "shop/money.py:round_money"))
+		found = found || (c.Name == search.FindCodeDef.Name && strings.Contains(c.Arguments, "shop/money.py:round_money"))
 	}
 	if !found {
 		t.Errorf("the unit at the line was not opened: %+v", calls)
@@ -141,7 +142,7 @@ func TestHeuristicErrorMessage(t *testing.T) {
 	if len(funcs) == 0 || funcs[0] != "shop/money.py:round_money" {
 		t.Errorf("functions %v", funcs)
 	}
-	if calls[0].Name != hFindContent || !strings.Contains(calls[0].Arguments, "Round an amount") {
+	if calls[0].Name != search.FindCodeContent.Name || !strings.Contains(calls[0].Arguments, "Round an amount") {
 		t.Errorf("first call %+v", calls[0])
 	}
 }
@@ -149,7 +150,7 @@ func TestHeuristicErrorMessage(t *testing.T) {
 func TestHeuristicNoNames(t *testing.T) {
 	ix := heurShop(t)
 	calls, _, funcs := heurConverse(t, New(ix, nil), "restocking the warehouse never adds to the available stock")
-	if calls[0].Name != hFindDef {
+	if calls[0].Name != search.FindCodeDef.Name {
 		t.Errorf("first call %+v: pattern search by BM25 expected", calls[0])
 	}
 	if len(funcs) == 0 || !strings.HasPrefix(funcs[0], "shop/inventory.py:Inventory.") {

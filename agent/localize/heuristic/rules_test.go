@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/index/search"
 )
 
 // geoRepo is a made-up package with the places issues mislead a
@@ -134,7 +135,7 @@ func TestDropLocal(t *testing.T) {
 	ix := geoRepo(t)
 	issue := "```python\nfrom geo import Polygon\nclass Square(Polygon):\n    def area(self):\n        return 1\n" +
 		"shape = Square([])\n```\nSquare.area disagrees with Polygon.area"
-	kept, local := dropLocal(index.NewSearcher(ix), ExtractEntryPoints(issue))
+	kept, local := dropLocal(search.NewSearcher(ix), ExtractEntryPoints(issue))
 	texts := map[string]bool{}
 	for _, e := range kept {
 		texts[e.Text] = true

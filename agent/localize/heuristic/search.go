@@ -8,6 +8,7 @@ import (
 
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/index/search"
 )
 
 // Search budgets of the heuristic.
@@ -81,11 +82,11 @@ func newHState(h *Heuristic, issue string, budget int) *hstate {
 // dropLocal leaves out the names the issue's own code defines and the
 // repository does not: searching a reproduction script's class finds
 // nothing, or worse, something else of the same name.
-func dropLocal(s *index.Searcher, entries []EntryPoint) (kept []EntryPoint, local []string) {
+func dropLocal(s *search.Searcher, entries []EntryPoint) (kept []EntryPoint, local []string) {
 	for _, e := range entries {
 		if e.Local {
-			r := s.FindCodeDef(index.FindCodeDefArgs{DefinitionName: e.Text})
-			if r.Mode != index.ModeExact || len(r.Hits) == 0 {
+			r := s.FindCodeDef(search.FindCodeDefArgs{DefinitionName: e.Text})
+			if r.Mode != search.ModeExact || len(r.Hits) == 0 {
 				local = append(local, e.Text)
 				continue
 			}
@@ -125,7 +126,7 @@ func (st *hstate) searchTurn() llm.Message {
 	}
 	st.done = true
 	return llm.Message{Role: llm.Assistant, Content: "Enough context gathered; finishing the search.",
-		ToolCalls: []llm.ToolCall{st.call(hFinish, struct{}{})}}
+		ToolCalls: []llm.ToolCall{st.call(search.FinishSearch.Name, search.FinishSearchArgs{})}}
 }
 
 // entryTurn searches the issue's entry points at once, keeping only the
@@ -156,12 +157,12 @@ func (st *hstate) entryTurn() (llm.Message, bool) {
 		if _, ok := st.seen[id]; ok || isTestFile(id) || strings.Contains(id, ":<chunk") {
 			continue
 		}
-		r := st.h.s.FindCodeDef(index.FindCodeDefArgs{DefinitionName: id})
+		r := st.h.s.FindCodeDef(search.FindCodeDefArgs{DefinitionName: id})
 		if len(r.Hits) == 0 {
 			continue
 		}
 		st.addHits(r, 0, "bm25")
-		calls = append(calls, st.call(hFindDef, index.FindCodeDefArgs{DefinitionName: id}))
+		calls = append(calls, st.call(search.FindCodeDef.Name, search.FindCodeDefArgs{DefinitionName: id}))
 		extra++
 	}
 	if len(calls) == 0 {
@@ -189,7 +190,7 @@ func (st *hstate) entrySearch(e EntryPoint) (llm.ToolCall, bool) {
 	}
 	switch kind {
 	case EntryFile:
-		a := index.FindFileArgs{FileName: e.Text}
+		a := search.FindFileArgs{FileName: e.Text}
 		r := s.FindFile(a)
 		if len(r.Hits) == 0 || len(r.Hits) > maxFileHits || !pathsEnd(r, e.Text) {
 			_, q, ok := st.resolveFile(e.Text)
@@ -203,21 +204,21 @@ func (st *hstate) entrySearch(e EntryPoint) (llm.ToolCall, bool) {
 			return llm.ToolCall{}, false
 		}
 		st.addHits(r, e.Weight, e.Text)
-		return st.call(hFindFile, a), true
+		return st.call(search.FindFile.Name, a), true
 	case EntryDotted:
-		if c, ok := st.defSearch(index.FindCodeDefArgs{DefinitionName: e.Text}, e); ok {
+		if c, ok := st.defSearch(search.FindCodeDefArgs{DefinitionName: e.Text}, e); ok {
 			return c, true
 		}
 		if c, ok := st.moduleSearch(e); ok {
 			return c, true
 		}
 		last := e.Text[strings.LastIndex(e.Text, ".")+1:]
-		return st.defSearch(index.FindCodeDefArgs{DefinitionName: last}, e)
+		return st.defSearch(search.FindCodeDefArgs{DefinitionName: last}, e)
 	}
 	if e.Kind == EntryMessage {
 		return st.messageSearch(e)
 	}
-	a := index.FindCodeDefArgs{DefinitionName: e.Text}
+	a := search.FindCodeDefArgs{DefinitionName: e.Text}
 	if e.Kind == EntryTraceback {
 		if f, _, ok := st.resolveFile(e.File); ok {
 			a.FilePath = f
@@ -227,22 +228,22 @@ func (st *hstate) entrySearch(e EntryPoint) (llm.ToolCall, bool) {
 		return c, true
 	}
 	if e.Kind != EntryTraceback && e.Kind != EntryTestName {
-		ca := index.FindCodeContentArgs{Content: e.Text}
+		ca := search.FindCodeContentArgs{Content: e.Text}
 		if r := s.FindCodeContent(ca); len(r.Hits) > 0 && len(r.Hits) <= maxDefHits && st.novel(r) {
 			st.addHits(r, e.Weight*0.6, e.Text)
-			return st.call(hFindContent, ca), true
+			return st.call(search.FindCodeContent.Name, ca), true
 		}
 	}
 	return llm.ToolCall{}, false
 }
 
-func (st *hstate) defSearch(a index.FindCodeDefArgs, e EntryPoint) (llm.ToolCall, bool) {
+func (st *hstate) defSearch(a search.FindCodeDefArgs, e EntryPoint) (llm.ToolCall, bool) {
 	r := st.h.s.FindCodeDef(a)
-	if r.Mode != index.ModeExact || len(r.Hits) == 0 || len(r.Hits) > maxDefHits || !st.novel(r) {
+	if r.Mode != search.ModeExact || len(r.Hits) == 0 || len(r.Hits) > maxDefHits || !st.novel(r) {
 		return llm.ToolCall{}, false
 	}
 	st.addHits(r, e.Weight, e.Text)
-	return st.call(hFindDef, a), true
+	return st.call(search.FindCodeDef.Name, a), true
 }
 
 // moduleSearch maps a dotted module path to its file: the longest
@@ -254,13 +255,13 @@ func (st *hstate) moduleSearch(e EntryPoint) (llm.ToolCall, bool) {
 	for i := len(parts); i >= 2; i-- {
 		mod := strings.Join(parts[:i], "/")
 		for _, name := range []string{mod + ".py", mod + "/__init__.py"} {
-			a := index.FindFileArgs{FileName: name}
+			a := search.FindFileArgs{FileName: name}
 			r := st.h.s.FindFile(a)
 			if len(r.Hits) != 1 || !pathsEnd(r, name) {
 				continue
 			}
 			if i < len(parts) {
-				da := index.FindCodeDefArgs{DefinitionName: strings.Join(parts[i:], "."), FilePath: r.Hits[0].Path}
+				da := search.FindCodeDefArgs{DefinitionName: strings.Join(parts[i:], "."), FilePath: r.Hits[0].Path}
 				if c, ok := st.defSearch(da, e); ok {
 					return c, true
 				}
@@ -269,7 +270,7 @@ func (st *hstate) moduleSearch(e EntryPoint) (llm.ToolCall, bool) {
 				return llm.ToolCall{}, false
 			}
 			st.addHits(r, e.Weight, e.Text)
-			return st.call(hFindFile, a), true
+			return st.call(search.FindFile.Name, a), true
 		}
 	}
 	return llm.ToolCall{}, false
@@ -277,7 +278,7 @@ func (st *hstate) moduleSearch(e EntryPoint) (llm.ToolCall, bool) {
 
 // messageSearch finds the code holding an error message's text.
 func (st *hstate) messageSearch(e EntryPoint) (llm.ToolCall, bool) {
-	a := index.FindCodeContentArgs{Content: e.Text}
+	a := search.FindCodeContentArgs{Content: e.Text}
 	r := st.h.s.FindCodeContent(a)
 	if len(r.Hits) == 0 || len(r.Hits) > maxDefHits || !st.novel(r) {
 		return llm.ToolCall{}, false
@@ -288,7 +289,7 @@ func (st *hstate) messageSearch(e EntryPoint) (llm.ToolCall, bool) {
 			su.raises = true
 		}
 	}
-	return st.call(hFindContent, a), true
+	return st.call(search.FindCodeContent.Name, a), true
 }
 
 // lineSearch opens the unit at a file and line the issue points to.
@@ -301,13 +302,13 @@ func (st *hstate) lineSearch(e EntryPoint) (llm.ToolCall, bool) {
 	if id == "" {
 		return llm.ToolCall{}, false
 	}
-	a := index.FindCodeDefArgs{DefinitionName: id}
+	a := search.FindCodeDefArgs{DefinitionName: id}
 	res := st.h.s.FindCodeDef(a)
 	if len(res.Hits) == 0 || !st.novel(res) {
 		return llm.ToolCall{}, false
 	}
 	st.addHits(res, e.Weight, e.Text)
-	return st.call(hFindDef, a), true
+	return st.call(search.FindCodeDef.Name, a), true
 }
 
 // unitAt is the innermost function, method or class holding a line.
@@ -338,7 +339,7 @@ func (st *hstate) resolveFile(p string) (path, query string, ok bool) {
 	segs := strings.Split(strings.Trim(strings.ReplaceAll(p, `\`, "/"), "/"), "/")
 	for i := 0; i < len(segs); i++ {
 		q := strings.Join(segs[i:], "/")
-		r := st.h.s.FindFile(index.FindFileArgs{FileName: q})
+		r := st.h.s.FindFile(search.FindFileArgs{FileName: q})
 		if !pathsEnd(r, q) {
 			continue
 		}
@@ -364,7 +365,7 @@ func frameSuffix(p string) string {
 
 // pathsEnd reports whether every hit's path ends with the name searched,
 // so a fuzzy suggestion is not taken for the file the issue names.
-func pathsEnd(r index.Result, name string) bool {
+func pathsEnd(r search.Result, name string) bool {
 	name = strings.TrimPrefix(name, "./")
 	for _, hit := range r.Hits {
 		if hit.Path != name && !strings.HasSuffix(hit.Path, "/"+name) {
@@ -376,7 +377,7 @@ func pathsEnd(r index.Result, name string) bool {
 
 // novel reports whether a search shows anything not seen yet; a search
 // that only repeats what earlier ones found is not worth a call.
-func (st *hstate) novel(r index.Result) bool {
+func (st *hstate) novel(r search.Result) bool {
 	for _, hit := range r.Hits {
 		id := hit.UnitID
 		if id == "" {
@@ -390,7 +391,7 @@ func (st *hstate) novel(r index.Result) bool {
 }
 
 // addHits records a search's hits as roots.
-func (st *hstate) addHits(r index.Result, strength float64, via string) {
+func (st *hstate) addHits(r search.Result, strength float64, via string) {
 	for _, hit := range r.Hits {
 		id, file := hit.UnitID, false
 		if id == "" {
@@ -460,7 +461,7 @@ func (st *hstate) dfsStep() (llm.Message, bool) {
 		path, name := splitUnitID(child)
 		text := fmt.Sprintf("Following %s from %s: it matches the issue best among its children (score %.2f).", child, top, score)
 		return llm.Message{Role: llm.Assistant, Content: text, ToolCalls: []llm.ToolCall{
-			st.call(hFindChild, index.FindChildUnitArgs{DefinitionName: name, FilePath: path}),
+			st.call(search.FindChildUnit.Name, search.FindChildUnitArgs{DefinitionName: name, FilePath: path}),
 		}}, true
 	}
 }
@@ -552,7 +553,7 @@ func isTestFile(id string) bool {
 	if p == "" {
 		p = id
 	}
-	return index.IsTestPath(p)
+	return search.IsTestPath(p)
 }
 
 // notePrefix starts the user turn that carries an engineer's note (see

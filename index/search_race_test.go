@@ -1,7 +1,0 @@
-//go:build race
-
-package index
-
-// searchRace is set when the tests run under the race detector, which makes
-// indexing a large corpus too slow for a test.
-const searchRace = true
