@@ -229,10 +229,7 @@ func needPython(t *testing.T) {
 // pasteBin is a folder with a `swe-adept` command on it, as installed.
 func pasteBin(t *testing.T) string {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := cliExe(t)
 	bin := t.TempDir()
 	wrapper := fmt.Sprintf("#!/bin/sh\n%s=1 exec '%s' \"$@\"\n", cliEnv, exe)
 	if err := os.WriteFile(filepath.Join(bin, "swe-adept"), []byte(wrapper), 0o755); err != nil {

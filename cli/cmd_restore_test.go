@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -38,13 +39,52 @@ func TestMain(m *testing.M) {
 	os.Unsetenv("SWE_ADEPT_CONFIG")
 	code := m.Run()
 	os.RemoveAll(home)
+	if builtDir != "" {
+		os.RemoveAll(builtDir)
+	}
 	os.Exit(code)
+}
+
+// builtCLI is the swe-adept command built without the race detector, once,
+// for the tests that run it as a process: under the detector each whole
+// run (and each confined command, which starts the binary again) is many
+// times slower, and what the detector would see there is the code the
+// in-process tests cover.
+var builtCLI = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "swe-adept-test-cli-*")
+	if err != nil {
+		return "", err
+	}
+	builtDir = dir
+	exe := filepath.Join(dir, "swe-adept")
+	out, err := exec.Command("go", "build", "-o", exe, "github.com/swe-adept/swe-adept").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return exe, nil
+})
+
+// builtDir holds the built command, removed when the tests end.
+var builtDir string
+
+// cliExe is the binary that acts as the swe-adept command: this test binary
+// itself (see TestMain), or under the race detector one built without it.
+func cliExe(t *testing.T) string {
+	t.Helper()
+	if !raceDetector {
+		return os.Args[0]
+	}
+	exe, err := builtCLI()
+	if err != nil {
+		t.Fatalf("build the command for the tests that run it as a process: %v", err)
+	}
+	return exe
 }
 
 // cli prepares the swe-adept command as a separate process.
 func cli(t *testing.T, dir string, args ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
+	cmd := exec.Command(cliExe(t), args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), cliEnv+"=1", "HOME="+t.TempDir(), "OPENAI_API_KEY=", "OPENAI_BASE_URL=")
 	return cmd
@@ -217,7 +257,10 @@ func TestKilledInPlaceRunsRestoreTheCheckout(t *testing.T) {
 		t.Skip("python3 is not installed: the sample's scripted run needs it")
 	}
 	total := eventsOfAWholeRun(t)
-	const kills = 20
+	kills := 20
+	if raceDetector {
+		kills = 8 // each is a whole run and a resume: the detector's build runs the rest
+	}
 	for i := 0; i < kills; i++ {
 		at := 1 + i*(total-2)/kills
 		t.Run(fmt.Sprintf("after event %d of %d", at, total), func(t *testing.T) {
