@@ -253,7 +253,7 @@ func TestRunBombs(t *testing.T) {
 		`for i in $(seq 100); do head -c 8M /dev/zero > bomb$i || exit; done; echo "disk fil""led"`)
 	ranAll(t, disk)
 	obs += "\n" + disk
-	for _, want := range []string{"memory limit", "more than 64M of the disk", "bytes cut", "spooled=0"} {
+	for _, want := range []string{"memory limit", "more than 64M of the disk", "cut from the middle of the output", "spooled=0"} {
 		if !strings.Contains(obs, want) {
 			t.Errorf("the observations do not say %q:\n%.3000s", want, obs)
 		}
