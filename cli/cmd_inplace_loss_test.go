@@ -288,7 +288,9 @@ func TestPrintedRecoveryCommandsWork(t *testing.T) {
 		if !ok {
 			t.Fatalf("no resume command printed after the crash:\n%s", out)
 		}
-		text := paste(t, bin, []string{"swe-adept run " + cmd}, modelEnv(t, repo, id)...)
+		// Pasted at a terminal it opens the workbench; this shell has none,
+		// so it asks for the headless run the workbench would show.
+		text := paste(t, bin, []string{"swe-adept run " + cmd + " --headless --approve auto"}, modelEnv(t, repo, id)...)
 		if !strings.Contains(text, `"status":"submitted"`) {
 			t.Errorf("the pasted resume did not finish the run:\n%s", tail(text))
 		}

@@ -37,11 +37,11 @@ func finalScreen(t *testing.T, ch <-chan event.Event, gate *event.Gate, isReplay
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(140, 44))
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 		return bytes.Contains(b, []byte("done: submitted"))
-	}, teatest.WithDuration(20*time.Second))
+	}, teatest.WithDuration(screenWait))
 	if err := tm.Quit(); err != nil {
 		t.Fatal(err)
 	}
-	return ansi.Strip(tm.FinalModel(t, teatest.WithFinalTimeout(20*time.Second)).View())
+	return ansi.Strip(tm.FinalModel(t, teatest.WithFinalTimeout(screenWait)).View())
 }
 
 // TestReplayFinalScreen checks that a replay ends on the screen the run's
@@ -147,19 +147,24 @@ func TestReplaySteppedFromTheWorkbench(t *testing.T) {
 		Now: func() time.Time { return evs[0].Time }})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(140, 44))
 	has := func(s string) func([]byte) bool { return func(b []byte) bool { return bytes.Contains(b, []byte(s)) } }
-	teatest.WaitFor(t, tm.Output(), has("phase: localize"), teatest.WithDuration(20*time.Second))
+	teatest.WaitFor(t, tm.Output(), has("phase: localize"), teatest.WithDuration(screenWait))
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("s")})
-	teatest.WaitFor(t, tm.Output(), has("find_code_def"), teatest.WithDuration(20*time.Second))
+	teatest.WaitFor(t, tm.Output(), has("find_code_def"), teatest.WithDuration(screenWait))
 	if !gate.Paused() {
 		t.Fatal("a step resumed the replay")
 	}
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("p")})
-	teatest.WaitFor(t, tm.Output(), has("done: submitted"), teatest.WithDuration(20*time.Second))
+	teatest.WaitFor(t, tm.Output(), has("done: submitted"), teatest.WithDuration(screenWait))
 	if err := wait(); err != nil {
 		t.Fatal(err)
 	}
 	if err := tm.Quit(); err != nil {
 		t.Fatal(err)
 	}
-	tm.WaitFinished(t, teatest.WithFinalTimeout(20*time.Second))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(screenWait))
 }
+
+// screenWait bounds each wait for the screen: what is waited for comes in
+// a second or two, and a loaded machine (the race detector's build under
+// parallel packages) can take many times longer.
+const screenWait = 2 * time.Minute

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/swe-adept/swe-adept/agent/models"
+	"github.com/swe-adept/swe-adept/sandbox"
 
 	"github.com/swe-adept/swe-adept/eval/export"
 	"github.com/swe-adept/swe-adept/eval/swebench"
@@ -35,9 +36,16 @@ func inventoryBatch(t *testing.T) (repos string, ins []swebench.Instance) {
 	return repos, ins
 }
 
+// agentRunner resolves each instance with the sample's scripts.
+//
+// Its commands run unconfined: these tests are about batches and queues,
+// the sandbox's own tests cover confinement, and each confined command
+// starts the test binary again (under -race, many times slower).
+// TestAgentBatchKilledAndResumed runs confined.
 func agentRunner() AgentRunner {
 	return AgentRunner{ScriptLocalize: filepath.Join(runSample, "localize.json"),
-		ScriptResolve: filepath.Join(runSample, "resolve.json"), Models: models.Settings{Getenv: func(string) string { return "" }}}
+		ScriptResolve: filepath.Join(runSample, "resolve.json"), Models: models.Settings{Getenv: func(string) string { return "" }},
+		Sandbox: sandbox.Options{Mode: sandbox.Off}}
 }
 
 // TestAgentBatchKilledAndResumed runs whole scripted runs: the batch is
@@ -48,7 +56,9 @@ func TestAgentBatchKilledAndResumed(t *testing.T) {
 	out := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	first := &counting{inner: agentRunner(), before: func(n int, rctx context.Context) error {
+	confined := agentRunner()
+	confined.Sandbox = sandbox.Options{}
+	first := &counting{inner: confined, before: func(n int, rctx context.Context) error {
 		if n == 2 {
 			cancel()
 			<-rctx.Done()
@@ -64,7 +74,7 @@ func TestAgentBatchKilledAndResumed(t *testing.T) {
 		t.Fatalf("after the stop preds.jsonl has %d lines", len(preds))
 	}
 
-	again := &counting{inner: agentRunner()}
+	again := &counting{inner: confined}
 	sum, err = Run(context.Background(), Config{Instances: ins, ReposDir: repos, OutDir: out, Workers: 2, Runner: again})
 	if err != nil {
 		t.Fatal(err)
