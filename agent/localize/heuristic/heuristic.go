@@ -29,6 +29,9 @@ type Heuristic struct {
 	// the index only.
 	lex    *lazyCorpus
 	corpus *corpus
+	// hist is shared the same way: the history depends on the repository
+	// only.
+	hist *histSource
 
 	mu sync.Mutex
 	st *hstate
@@ -46,13 +49,13 @@ func NewWithParams(ix *index.Index, s *index.Searcher, p Params) *Heuristic {
 	if s == nil {
 		s = index.NewSearcher(ix)
 	}
-	return &Heuristic{ix: ix, s: s, p: p, lex: &lazyCorpus{}}
+	return &Heuristic{ix: ix, s: s, p: p, lex: &lazyCorpus{}, hist: &histSource{}}
 }
 
 // WithParams is a localizer over the same index and corpus with other
 // weights, for evaluating many weights without rebuilding the corpus.
 func (h *Heuristic) WithParams(p Params) *Heuristic {
-	return &Heuristic{ix: h.ix, s: h.s, p: p, lex: h.lex}
+	return &Heuristic{ix: h.ix, s: h.s, p: p, lex: h.lex, hist: h.hist}
 }
 
 // lazyCorpus builds the corpus on first use, once.
@@ -90,13 +93,13 @@ func (h *Heuristic) Complete(ctx context.Context, req llm.Request) (llm.Response
 		return llm.Response{}, err
 	}
 	h.mu.Lock()
-	h.corpus = h.lex.get(h.ix)
 	defer h.mu.Unlock()
+	h.corpus = h.lex.get(h.ix)
 	issue, budget := issueOf(req.Messages)
 	// A conversation that has only its opening turns is a new run, even of
 	// the same issue.
 	if h.st == nil || h.st.issue != issue || len(req.Messages) <= 2 {
-		h.st = newHState(h, issue, budget)
+		h.st = newHState(ctx, h, issue, budget)
 	}
 	st := h.st
 	st.readNotes(req.Messages)
