@@ -32,6 +32,8 @@ type Heuristic struct {
 	// hist is shared the same way: the history depends on the repository
 	// only.
 	hist *histSource
+	// layout is shared too: what each folder holds depends on the tree.
+	layout *lazyLayout
 
 	mu sync.Mutex
 	st *hstate
@@ -49,13 +51,13 @@ func NewWithParams(ix *index.Index, s *index.Searcher, p Params) *Heuristic {
 	if s == nil {
 		s = index.NewSearcher(ix)
 	}
-	return &Heuristic{ix: ix, s: s, p: p, lex: &lazyCorpus{}, hist: &histSource{}}
+	return &Heuristic{ix: ix, s: s, p: p, lex: &lazyCorpus{}, hist: &histSource{}, layout: &lazyLayout{}}
 }
 
 // WithParams is a localizer over the same index and corpus with other
 // weights, for evaluating many weights without rebuilding the corpus.
 func (h *Heuristic) WithParams(p Params) *Heuristic {
-	return &Heuristic{ix: h.ix, s: h.s, p: p, lex: h.lex, hist: h.hist}
+	return &Heuristic{ix: h.ix, s: h.s, p: p, lex: h.lex, hist: h.hist, layout: h.layout}
 }
 
 // lazyCorpus builds the corpus on first use, once.

@@ -13,44 +13,34 @@ import (
 type asideKind string
 
 const (
-	asideNone    asideKind = ""
-	asideTest    asideKind = "tests"
-	asideDocs    asideKind = "docs"
-	asideExample asideKind = "examples"
-	asideVendor  asideKind = "vendored"
-	asideScript  asideKind = "script" // a Python file outside every package of a packaged repository
+	asideNone   asideKind = ""
+	asideTest   asideKind = "tests"
+	asideDocs   asideKind = "docs"
+	asideVendor asideKind = "vendored"
+	asideScript asideKind = "script" // a Python file outside every package of a packaged repository
 )
-
-// asideDirs maps a folder name to what a tree under it holds. The names
-// are the conventions of the ecosystems the index reads, not of any one
-// repository.
-var asideDirs = map[string]asideKind{
-	"test": asideTest, "tests": asideTest, "testing": asideTest, "__tests__": asideTest, "spec": asideTest,
-	"doc": asideDocs, "docs": asideDocs, "documentation": asideDocs, "sphinx": asideDocs,
-	"example": asideExample, "examples": asideExample, "demo": asideExample, "demos": asideExample,
-	"sample": asideExample, "samples": asideExample, "tutorial": asideExample, "tutorials": asideExample,
-	"gallery": asideExample, "benchmarks": asideExample, "benchmark": asideExample,
-	"vendor": asideVendor, "vendored": asideVendor, "_vendor": asideVendor, "third_party": asideVendor,
-	"thirdparty": asideVendor, "extern": asideVendor, "externals": asideVendor, "node_modules": asideVendor,
-}
 
 // aboutWords are words of an issue's title that make a tree the subject.
 // Tests are left out: "tests fail when ..." is mostly about the code.
-var aboutWords = map[string]asideKind{
-	"doc": asideDocs, "docs": asideDocs, "documentation": asideDocs, "sphinx": asideDocs,
-	"example": asideExample, "examples": asideExample, "tutorial": asideExample, "gallery": asideExample,
+// Examples are mostly scripts outside the package, so the words that
+// name docs or examples lift both.
+var aboutWords = map[string][]asideKind{
+	"doc": {asideDocs, asideScript}, "docs": {asideDocs, asideScript}, "documentation": {asideDocs, asideScript},
+	"example": {asideDocs, asideScript}, "examples": {asideDocs, asideScript},
+	"tutorial": {asideDocs, asideScript}, "gallery": {asideDocs, asideScript},
 }
 
 // priors knows, for one repository, which files are library code.
 type priors struct {
 	ix       *index.Index
+	lay      *layout
 	packaged bool // the repository has Python packages (folders with __init__.py)
 	about    map[asideKind]bool
 	initSaid bool // the issue names an __init__.py
 }
 
-func newPriors(ix *index.Index) *priors {
-	pr := &priors{ix: ix, about: map[asideKind]bool{}}
+func newPriors(ix *index.Index, lay *layout) *priors {
+	pr := &priors{ix: ix, lay: lay, about: map[asideKind]bool{}}
 	for _, f := range ix.Files() {
 		if path.Base(f.Path) == "__init__.py" {
 			pr.packaged = true
@@ -60,27 +50,19 @@ func newPriors(ix *index.Index) *priors {
 	return pr
 }
 
-// kind classifies a path by its folders and name, then by whether a
+// kind classifies a path by its name (the test runners' conventions for
+// test modules), by what the folders above it hold, then by whether a
 // packaged repository's Python file sits outside every package (setup
-// scripts, docs configuration, loose tools).
+// scripts, docs configuration, examples, loose tools).
 func (pr *priors) kind(p string) asideKind {
-	if isTestFile(p) {
+	if index.IsTestPath(path.Base(p)) {
 		return asideTest
 	}
-	if k := pr.dirKind(p); k != asideNone {
+	if k := pr.lay.kindOf(p); k != asideNone {
 		return k
 	}
 	if pr.packaged && path.Ext(p) == ".py" && !pr.inPackage(p) {
 		return asideScript
-	}
-	return asideNone
-}
-
-func (pr *priors) dirKind(p string) asideKind {
-	for _, seg := range strings.Split(path.Dir(p), "/") {
-		if k, ok := asideDirs[strings.ToLower(seg)]; ok {
-			return k
-		}
 	}
 	return asideNone
 }
@@ -133,7 +115,7 @@ func (pr *priors) learnAbout(entries []EntryPoint, title string) {
 	for _, w := range strings.FieldsFunc(strings.ToLower(title), func(r rune) bool {
 		return !('a' <= r && r <= 'z')
 	}) {
-		if k, ok := aboutWords[w]; ok {
+		for _, k := range aboutWords[w] {
 			pr.about[k] = true
 		}
 	}
