@@ -2,8 +2,10 @@ package heuristic
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/swe-adept/swe-adept/index"
@@ -88,4 +90,30 @@ func TestLayoutNeedsAHostDistribution(t *testing.T) {
 	if k := lay.kindOf("alpha/alpha/__init__.py"); k != asideNone {
 		t.Errorf("alpha is %q in a tree of sibling distributions", k)
 	}
+}
+
+// TestInitThatImplements: a package __init__ that holds the package's
+// code is ranked as the module it is; one that only gathers its modules
+// ranks below them.
+func TestInitThatImplements(t *testing.T) {
+	var impl strings.Builder
+	impl.WriteString("class Documenter:\n    def format_signature(self, overloads):\n        return [str(o) for o in overloads]\n\n")
+	for i := range 12 {
+		fmt.Fprintf(&impl, "\ndef helper_%d(x):\n    return x + %d\n", i, i)
+	}
+	ix := writeTree(t, map[string]string{
+		"setup.py":                   "",
+		"docgen/__init__.py":         "from .autodoc import *\n",
+		"docgen/autodoc/__init__.py": impl.String(),
+		"docgen/autodoc/typehints.py": "def record_typehints(app, signature, overloads):\n    return {'signature': signature}\n\n\n" +
+			"def merge_typehints(app, signature):\n    return signature\n",
+		"docgen/gather/__init__.py": "from .parts import Part\n\n\ndef part_signature(p):\n    return p.signature\n",
+		"docgen/gather/parts.py":    "class Part:\n    def signature(self, overloads):\n        return overloads\n",
+	})
+	checkRanking(t, ix, []rankCase{
+		{name: "an implementing __init__", issue: "format_signature ignores overloads\n\nThe signature of overloaded callables loses every overload but the first.",
+			file: "docgen/autodoc/__init__.py"},
+		{name: "a gathering __init__", issue: "Part signature ignores overloads\n\nThe signature of a Part loses its overloads.",
+			below: [2]string{"docgen/gather/parts.py", "docgen/gather/__init__.py"}},
+	})
 }

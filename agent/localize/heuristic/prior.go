@@ -78,18 +78,47 @@ func (pr *priors) inPackage(p string) bool {
 }
 
 // scale is the factor a file's scores take: aside trees rank below the
-// library unless the issue is about them, and a package's __init__ below
-// the modules it gathers unless the issue names it.
+// library unless the issue is about them, and a package's __init__ that
+// gathers its modules ranks below them unless the issue names it.
 func (pr *priors) scale(p string, w Params) float64 {
 	k := pr.kind(p)
 	s := 1.0
 	if k != asideNone && !pr.about[k] {
 		s = w.Aside
 	}
-	if path.Base(p) == "__init__.py" && !pr.initSaid {
+	if path.Base(p) == "__init__.py" && !pr.initSaid && pr.gatherer(p) {
 		s *= w.Init
 	}
 	return s
+}
+
+// library reports whether p is library code, or in a tree the issue is
+// about.
+func (pr *priors) library(p string) bool {
+	k := pr.kind(p)
+	return k == asideNone || pr.about[k]
+}
+
+// gathererMax is the most definitions a package's __init__ holds and
+// still be read as gathering its modules; one that defines more is an
+// implementation module in its own right (some packages keep all their
+// code there).
+const gathererMax = 10
+
+// gatherer reports whether a file defines few functions and classes of
+// its own, so what an issue names there is mostly defined elsewhere.
+func (pr *priors) gatherer(p string) bool {
+	f, ok := pr.ix.File(p)
+	if !ok {
+		return true
+	}
+	n := 0
+	for _, id := range f.Units {
+		if u, ok := pr.ix.Unit(id); ok && u.Kind != index.KindChunk {
+			n++
+		}
+	}
+	return n <= gathererMax
 }
 
 // learnAbout marks the trees the issue is about: it names a file inside
