@@ -222,7 +222,7 @@ type histEvidence struct {
 // evidence scores the past changes against the words and lifts
 // what the most similar ones touched, discounted by age and by how wide
 // the change was.
-func (m *histModel) evidence(query map[string]float64) *histEvidence {
+func (m *histModel) evidence(query map[string]float64, lib func(string) bool) *histEvidence {
 	ev := &histEvidence{why: map[string]string{}, model: m}
 	fileScore, unitScore := map[string]float64{}, map[string]float64{}
 	for _, s := range m.bm.top(query, similarTop) {
@@ -245,10 +245,26 @@ func (m *histModel) evidence(query map[string]float64) *histEvidence {
 			unitScore[u] += w
 		}
 	}
-	ev.files = rankedKeys(fileScore)
-	ev.units = rankedKeys(unitScore)
-	ev.recent = m.recentFiles()
+	ev.files = libraryOnly(rankedKeys(fileScore), lib)
+	ev.units = libraryOnly(rankedKeys(unitScore), lib)
+	ev.recent = libraryOnly(m.recentFiles(), lib)
 	return ev
+}
+
+// libraryOnly keeps the ids of library code: a past fix touches its tests
+// as often as its code, and the tests would take the first places of a
+// ranking whose places are all that counts.
+func libraryOnly(ids []string, lib func(string) bool) []string {
+	if lib == nil {
+		return ids
+	}
+	out := ids[:0:0]
+	for _, id := range ids {
+		if p, _ := splitUnitID(id); (p != "" && lib(p)) || (p == "" && lib(id)) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // recentFiles ranks files by how much they changed lately.

@@ -24,7 +24,6 @@ type Params struct {
 	PathWord float64 // the file's own name is a word of the issue
 	Opened   float64 // units the search opened rather than only listed
 	Depth    float64 // per level below an entry point
-	CodeName float64 // a name used in a reproduction script, not written in prose
 	Class    float64 // classes rank below the methods that do the work
 	Aside    float64 // tests, docs, examples, vendored and stray scripts rank below library code
 	Init     float64 // a package's __init__ ranks below the modules it gathers
@@ -45,8 +44,8 @@ type Params struct {
 func DefaultParams() Params {
 	return Params{
 		Name: 1.0 / 3, Frame: 0.8, Raises: 0.6, Callee: 0.15, FileText: 0.3, PathWord: 0.15,
-		Opened: 0.15, Depth: 0.05, CodeName: 0.5, Class: 0.8, Aside: 0.3, Init: 0.7, Lexical: 0.25,
-		History: 0.25, Recent: 0, CoChange: 0,
+		Opened: 0.15, Depth: 0.05, Class: 0.8, Aside: 0.3, Init: 0.7, Lexical: 0.5,
+		History: 0, Recent: 0, CoChange: 0,
 	}
 }
 
@@ -121,7 +120,6 @@ func Rules() []Rule {
 		zero("filetext", func(p *Params) { p.FileText = 0 }),
 		zero("pathword", func(p *Params) { p.PathWord = 0 }),
 		zero("opened", func(p *Params) { p.Opened, p.Depth = 0, 0 }),
-		zero("codename", func(p *Params) { p.CodeName = 1 }),
 		zero("class", func(p *Params) { p.Class = 1 }),
 		zero("aside", func(p *Params) { p.Aside = 1 }),
 		zero("init", func(p *Params) { p.Init = 1 }),
@@ -131,3 +129,7 @@ func Rules() []Rule {
 		zero("cochange", func(p *Params) { p.CoChange = 0 }),
 	}
 }
+
+// usesHistory: the repository's history is read only when some weight
+// uses it (reading it first costs seconds on a large repository).
+func (p Params) usesHistory() bool { return p.History > 0 || p.Recent > 0 || p.CoChange > 0 }

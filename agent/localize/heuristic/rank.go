@@ -36,11 +36,7 @@ func (st *hstate) nameBonus(u *index.Unit) float64 {
 		}
 		t := e.Text
 		if t == u.Name || t == u.QualName || strings.HasSuffix(t, "."+u.QualName) {
-			w := e.Weight * st.h.p.Name
-			if e.Kind == EntryCode {
-				w *= st.h.p.CodeName
-			}
-			best = max(best, w)
+			best = max(best, e.Weight*st.h.p.Name)
 		}
 	}
 	return best
@@ -100,11 +96,6 @@ func (st *hstate) candidates() []candidate {
 	ids = append(ids, st.calleeIDs()...)
 	lex := st.lexical()
 	ids = append(ids, lex...)
-	var past []string
-	if st.hist != nil && st.h.p.History > 0 {
-		past = st.hist.units[:min(len(st.hist.units), lexPool)]
-		ids = append(ids, past...)
-	}
 	var out []candidate
 	done := map[string]bool{}
 	for _, id := range ids {
@@ -119,10 +110,14 @@ func (st *hstate) candidates() []candidate {
 		out = append(out, st.score(u))
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
-	out = fuseRanks(out, []fusedRank{
-		{st.h.p.Lexical, lex, nil},
-		{st.h.p.History, past, st.pastWhy()},
-	})
+	// The units similar past changes touched lift the candidates the
+	// search found, but bring in none of their own: on their own they
+	// crowd out the search's functions.
+	var past []string
+	if st.hist != nil {
+		past = st.hist.units[:min(len(st.hist.units), lexPool)]
+	}
+	out = fuseRanks(out, []fusedRank{{st.h.p.Lexical, lex, nil}, {st.h.p.History, past, st.pastWhy()}})
 	return st.preferFirst(out)
 }
 

@@ -78,8 +78,11 @@ func newHState(ctx context.Context, h *Heuristic, issue string, budget int) *hst
 		h: h, issue: issue, entries: entries, budget: budget, query: query, rel: h.corpus.scoresFor(query), pri: pri,
 		seen: map[string]*seenUnit{}, tried: map[string]int{}, rooted: map[string]bool{}, walked: map[string]bool{},
 	}
+	if !h.p.usesHistory() {
+		return st
+	}
 	if m := h.historyModel(ctx); m != nil {
-		st.hist = m.evidence(query)
+		st.hist = m.evidence(query, pri.library)
 	}
 	return st
 }
