@@ -20,7 +20,6 @@ type Params struct {
 	Frame    float64 // divided by the frame number (innermost 1)
 	Raises   float64 // holds the text of an error or log line the issue quotes
 	Callee   float64 // called by a unit the issue names: the work is often delegated
-	FileText float64 // whole-file BM25, for the file ranking
 	PathWord float64 // the file's own name is a word of the issue
 	Opened   float64 // units the search opened rather than only listed
 	Depth    float64 // per level below an entry point
@@ -43,7 +42,7 @@ type Params struct {
 // DefaultParams are the shipped weights.
 func DefaultParams() Params {
 	return Params{
-		Name: 1.0 / 3, Frame: 0.8, Raises: 0.6, Callee: 0.15, FileText: 0.3, PathWord: 0.15,
+		Name: 1.0 / 3, Frame: 0.8, Raises: 0.6, Callee: 0.15, PathWord: 0.15,
 		Opened: 0.15, Depth: 0.05, Class: 0.8, Aside: 0.3, Init: 0.7, Lexical: 0.5,
 		History: 0, Recent: 0, CoChange: 0,
 	}
@@ -117,7 +116,6 @@ func Rules() []Rule {
 		zero("frame", func(p *Params) { p.Frame = 0 }),
 		zero("raises", func(p *Params) { p.Raises = 0 }),
 		zero("callee", func(p *Params) { p.Callee = 0 }),
-		zero("filetext", func(p *Params) { p.FileText = 0 }),
 		zero("pathword", func(p *Params) { p.PathWord = 0 }),
 		zero("opened", func(p *Params) { p.Opened, p.Depth = 0, 0 }),
 		zero("class", func(p *Params) { p.Class = 1 }),

@@ -325,7 +325,7 @@ func (st *hstate) files(cands []candidate) []candidate {
 			continue
 		}
 		done[p] = true
-		s := best[p] + 0.1*min(rest[p], 2) + st.fileBonus(p) + w.FileText*fileRel[p] + w.PathWord*st.pathWord(p)
+		s := best[p] + 0.1*min(rest[p], 2) + st.fileBonus(p) + w.PathWord*st.pathWord(p)
 		out = append(out, candidate{id: p, score: s * st.pri.scale(p, w)})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
