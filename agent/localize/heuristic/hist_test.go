@@ -115,7 +115,7 @@ func TestSimilarPastChanges(t *testing.T) {
 	r := newGitRepo(t, inks)
 	r.commit("Fix a blank page in Inkscape when the document holds one shape", map[string]string{
 		"tests/test_export.py": "def test_blank_page_in_inkscape():\n    assert write_document([], None)\n",
-		"inks/export/svg.py": "def write_document(shapes, stream):\n    stream.write('<svg xmlns=\"http://www.w3.org/2000/svg\">')\n    for s in shapes:\n        stream.write(s.to_svg())\n"})
+		"inks/export/svg.py":   "def write_document(shapes, stream):\n    stream.write('<svg xmlns=\"http://www.w3.org/2000/svg\">')\n    for s in shapes:\n        stream.write(s.to_svg())\n"})
 	base := r.commit("Add colour column", map[string]string{"inks/schema.py": "+\n\ndef colour_of(row):\n    return row.get('colour')\n"})
 	future := r.commit("Inkscape shows a blank page for an exported image", map[string]string{
 		"inks/export/png.py": "def write_image(shapes, stream):\n    stream.write(b'\\x89PNG')\n"})
