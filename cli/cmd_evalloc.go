@@ -18,7 +18,7 @@ func init() {
 	register(&command{
 		name:    "eval-loc",
 		summary: "score localization (file Acc@1/3/5, function Acc@5/10) on SWE-bench-style instances",
-		usage:   "--instances FILE.jsonl --repos DIR [--model heuristic|NAME] [--out preds.jsonl] [--only ID,...] [--limit N] [--per-instance] [--weights K=V,...] [--leave-one-out]",
+		usage:   "--instances FILE.jsonl --repos DIR [--model heuristic|NAME] [--out preds.jsonl] [--only ID,...] [--limit N] [--per-instance] [--weights K=V,...] [--leave-one-out] [--no-history] [--work DIR --keep]",
 		flags:   evalLocFlags(),
 		noRepo:  true,
 	})
@@ -35,7 +35,8 @@ func evalLocFlags() declare {
 		only := fs.String("only", "", "comma-separated instance ids to run")
 		limit := fs.Int("limit", 0, "run at most N instances")
 		work := fs.String("work", "", "export repositories here (default: a temp dir)")
-		keep := fs.Bool("keep", false, "keep the exported repositories")
+		keep := fs.Bool("keep", false, "keep the exported repositories, their index and history caches in --work, and reuse them next time")
+		noHistory := fs.Bool("no-history", false, "do not give the offline localizer the repository's history")
 		maxIter := fs.Int("max-iterations", localize.DefaultMaxIterations, "search turns per instance")
 		perInstance := fs.Bool("per-instance", false, "include every instance's scores in the summary")
 		weights := fs.String("weights", "", "the offline localizer's weights, as name=value,... (see --leave-one-out's output)")
@@ -49,7 +50,7 @@ func evalLocFlags() declare {
 				return err
 			}
 			if *loo {
-				return leaveOneOut(ctx, evalloc.Config{Instances: list, ReposDir: *repos, WorkDir: *work, MaxIter: *maxIter, Progress: os.Stderr})
+				return leaveOneOut(ctx, evalloc.Config{Instances: list, ReposDir: *repos, WorkDir: *work, Keep: *keep, NoHistory: *noHistory, MaxIter: *maxIter, Progress: os.Stderr})
 			}
 			set, err := mf.settings()
 			if err != nil {
@@ -59,7 +60,7 @@ func evalLocFlags() declare {
 			if !set.UsesServer() && *script == "" && set.For(models.Localization).Model != models.Heuristic {
 				fmt.Fprintln(os.Stderr, models.NoServerNotice)
 			}
-			cfg := evalloc.Config{Instances: list, ReposDir: *repos, WorkDir: *work, Keep: *keep, Models: set,
+			cfg := evalloc.Config{Instances: list, ReposDir: *repos, WorkDir: *work, Keep: *keep, NoHistory: *noHistory, Models: set,
 				MaxIter: *maxIter, Baseline: true, Progress: os.Stderr}
 			if *weights != "" {
 				w := heuristic.DefaultParams()
@@ -92,7 +93,7 @@ func evalLocFlags() declare {
 // leaveOneOut prints the offline localizer's leave-one-repository-out
 // figures.
 func leaveOneOut(ctx context.Context, cfg evalloc.Config) error {
-	res, err := evalloc.LeaveOneOut(ctx, cfg, evalloc.Grid())
+	res, err := evalloc.LeaveOneOut(ctx, cfg, evalloc.Grid(), heuristic.Rules())
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/swe-adept/swe-adept/agent/llm"
@@ -18,19 +17,24 @@ import (
 	"github.com/swe-adept/swe-adept/agent/localize/heuristic"
 	"github.com/swe-adept/swe-adept/agent/models"
 	"github.com/swe-adept/swe-adept/eval/swebench"
-	"github.com/swe-adept/swe-adept/index"
 	"github.com/swe-adept/swe-adept/index/search"
 )
 
 // Config is one evaluation.
 type Config struct {
 	Instances []swebench.Instance
-	ReposDir  string          // DIR/OWNER/NAME: clones or bare mirrors
-	WorkDir   string          // where repositories are exported; "" makes a temp dir
-	Keep      bool            // keep the exported trees
-	Models    models.Settings // the localization agent's model (its Script plays a transcript)
-	MaxIter   int
-	Baseline  bool // also score BM25 over units
+	ReposDir  string // DIR/OWNER/NAME: clones or bare mirrors
+	WorkDir   string // where repositories are exported; "" makes a temp dir
+	// Keep keeps the exported trees and their index cache in the work
+	// folder, so a later evaluation there neither exports nor parses
+	// them again.
+	Keep     bool
+	Models   models.Settings // the localization agent's model (its Script plays a transcript)
+	MaxIter  int
+	Baseline bool // also score BM25 over units
+	// NoHistory keeps the repository's history from the offline
+	// localizer; by default it reads the history up to each base commit.
+	NoHistory bool
 	// Weights, when set, are the offline localizer's weights; the model
 	// settings are then not consulted.
 	Weights  *heuristic.Params
@@ -45,6 +49,7 @@ type Result struct {
 	Localizer    swebench.Summary  `json:"localizer"`
 	BM25         *swebench.Summary `json:"bm25_baseline,omitempty"`
 	Seconds      float64           `json:"seconds"`
+	Timing       Timing            `json:"timing"`
 	Repos        []RepoScore       `json:"per_repository"`
 	Instances    []Instance        `json:"per_instance,omitempty"`
 	MissingBlobs int               `json:"missing_blobs"`
@@ -52,15 +57,23 @@ type Result struct {
 
 // Instance is one instance's outcome.
 type Instance struct {
-	ID       string          `json:"instance_id"`
-	Repo     string          `json:"repo"`
-	Score    swebench.Score  `json:"score"`
-	BM25     *swebench.Score `json:"bm25,omitempty"`
-	Error    string          `json:"error,omitempty"`
-	Status   string          `json:"status,omitempty"`
-	Seconds  float64         `json:"seconds"`
-	Units    int             `json:"units,omitempty"`
-	MaxDepth int             `json:"max_depth,omitempty"`
+	ID      string          `json:"instance_id"`
+	Repo    string          `json:"repo"`
+	Score   swebench.Score  `json:"score"`
+	BM25    *swebench.Score `json:"bm25,omitempty"`
+	Error   string          `json:"error,omitempty"`
+	Status  string          `json:"status,omitempty"`
+	Seconds float64         `json:"seconds"`
+	// The time spent indexing the tree, reading the history behind the
+	// base commit (from the cache after the repository's first instance),
+	// and localizing.
+	IndexSeconds    float64 `json:"index_seconds"`
+	HistorySeconds  float64 `json:"history_seconds"`
+	LocalizeSeconds float64 `json:"localize_seconds"`
+	HistoryCommits  int     `json:"history_commits"`
+	HistoryError    string  `json:"history_error,omitempty"`
+	Units           int     `json:"units,omitempty"`
+	MaxDepth        int     `json:"max_depth,omitempty"`
 }
 
 // Run evaluates every instance in order. A missing repository or commit
@@ -78,7 +91,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		one := evalOne(ctx, cfg, in, filepath.Join(work, in.InstanceID), res)
+		one := evalOne(ctx, cfg, in, work, res)
 		res.Instances = append(res.Instances, one)
 		if one.Error != "" {
 			failed = append(failed, one.Score)
@@ -97,11 +110,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.BM25 = &b
 	}
 	res.Repos = byRepo(res.Instances)
+	res.Timing = timingOf(res.Instances)
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
 }
 
-func evalOne(ctx context.Context, cfg Config, in swebench.Instance, dest string, res *Result) Instance {
+func evalOne(ctx context.Context, cfg Config, in swebench.Instance, work string, res *Result) Instance {
 	start := time.Now()
 	one := Instance{ID: in.InstanceID, Repo: in.Repo}
 	fail := func(err error) Instance {
@@ -112,22 +126,22 @@ func evalOne(ctx context.Context, cfg Config, in swebench.Instance, dest string,
 		one.Seconds = time.Since(start).Seconds()
 		return one
 	}
-	st, err := swebench.Export(ctx, swebench.RepoDir(cfg.ReposDir, in.Repo), in.BaseCommit, dest)
-	res.MissingBlobs += st.MissingBlobs
+	p, err := prepare(ctx, cfg, in, work, res)
 	if err != nil {
 		return fail(err)
 	}
-	if !cfg.Keep {
-		defer os.RemoveAll(dest)
+	defer p.release()
+	ix := p.ix
+	one.IndexSeconds, one.HistorySeconds, one.HistoryError = p.indexSec, p.historySec, p.histErr
+	if p.hist != nil {
+		one.HistoryCommits = len(p.hist.Commits)
 	}
-	ix, err := index.Build(ctx, dest, index.Options{NoCache: true})
-	if err != nil {
-		return fail(fmt.Errorf("index: %w", err))
-	}
-	loc, err := localizeOne(ctx, cfg, ix, in.Task(), &res.Model)
+	t := time.Now()
+	loc, err := localizeOne(ctx, cfg, p, in.Task(), &res.Model)
 	if err != nil {
 		return fail(err)
 	}
+	one.LocalizeSeconds = time.Since(t).Seconds()
 	gold := swebench.GoldOf(in, ix)
 	funcs := swebench.Normalize(ix, loc.Functions)
 	one.Score = swebench.ScoreOne(in.InstanceID, gold, loc.Files, funcs)
@@ -148,15 +162,19 @@ func evalOne(ctx context.Context, cfg Config, in swebench.Instance, dest string,
 
 // localizeOne runs the localization agent on the task. Only the task (no
 // gold, no patch) reaches the model.
-func localizeOne(ctx context.Context, cfg Config, ix *index.Index, task swebench.Task, name *string) (*localize.Locations, error) {
+func localizeOne(ctx context.Context, cfg Config, p *prepared, task swebench.Task, name *string) (*localize.Locations, error) {
+	ix := p.ix
 	s := search.NewSearcher(ix)
 	var model llm.Model
 	if cfg.Weights != nil {
-		model = heuristic.NewWithParams(ix, s, *cfg.Weights)
+		model = heuristic.NewWithParams(ix, s, *cfg.Weights).WithHistory(p.hist)
 	} else {
 		m, _, err := cfg.Models.LocalizationModel(ix, s)
 		if err != nil {
 			return nil, err
+		}
+		if h, ok := m.(*heuristic.Heuristic); ok {
+			m = h.WithHistory(p.hist)
 		}
 		model = m
 	}
@@ -203,7 +221,8 @@ func progress(w io.Writer, n, total int, one Instance) {
 	if one.Score.HasFunc {
 		fn = mark(one.Score.Func5)
 	}
-	fmt.Fprintf(w, "[%d/%d] %s: file@3 %s, func@5 %s, depth %d, %.1fs\n", n, total, one.ID, mark(one.Score.File3), fn, one.MaxDepth, one.Seconds)
+	fmt.Fprintf(w, "[%d/%d] %s: file@3 %s, func@5 %s, depth %d, %.1fs (index %.1fs, history %.1fs of %d commits, localize %.1fs)\n",
+		n, total, one.ID, mark(one.Score.File3), fn, one.MaxDepth, one.Seconds, one.IndexSeconds, one.HistorySeconds, one.HistoryCommits, one.LocalizeSeconds)
 }
 
 // RepoScore is one repository's share of an evaluation, so a gain that

@@ -45,9 +45,12 @@ func TestFoldsNeverScoreWithTheirOwnChoice(t *testing.T) {
 	}
 }
 
+// TestGridStartsWithTheDefaults: the grid tries only the few weights
+// that fuse rankings, each combination once, the defaults first.
 func TestGridStartsWithTheDefaults(t *testing.T) {
 	g := Grid()
-	if g[0] != heuristic.DefaultParams() || len(g) < 50 {
+	def := heuristic.DefaultParams()
+	if g[0] != def || len(g) < 2 || len(g) > 64 {
 		t.Fatalf("grid of %d starting %v", len(g), g[0])
 	}
 	seen := map[heuristic.Params]bool{}
@@ -56,6 +59,11 @@ func TestGridStartsWithTheDefaults(t *testing.T) {
 			t.Fatalf("%v tried twice", p)
 		}
 		seen[p] = true
+		q := p
+		q.Lexical, q.History, q.Recent, q.CoChange = def.Lexical, def.History, def.Recent, def.CoChange
+		if q != def {
+			t.Errorf("%v moves a weight other than the fusion weights", p)
+		}
 	}
 }
 
@@ -71,5 +79,35 @@ func TestByRepo(t *testing.T) {
 	}
 	if got[1].Localizer.Failed != 1 || got[1].BM25 == nil || got[1].BM25.Failed != 1 {
 		t.Errorf("a failed repository: %+v", got[1])
+	}
+}
+
+func TestSpreadOf(t *testing.T) {
+	tests := []struct {
+		in   []float64
+		want Spread
+	}{
+		{nil, Spread{}},
+		{[]float64{3}, Spread{P50: 3, P95: 3, Max: 3}},
+		{[]float64{5, 1, 4, 2, 3}, Spread{P50: 3, P95: 5, Max: 5}},
+		{[]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21}, Spread{P50: 11, P95: 20, Max: 21}},
+	}
+	for _, tc := range tests {
+		if got := spreadOf(tc.in); got != tc.want {
+			t.Errorf("spreadOf(%v) = %+v, want %+v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestAblateCountsReposHelpedAndHurt: a rule that helps one repository
+// and hurts two is reported as such.
+func TestAblateCountsReposHelpedAndHurt(t *testing.T) {
+	mk := func(repo string, on, off bool) looInstance {
+		return looInstance{repo: repo, byW: []swebench.Score{hit(repo, on, on)}, byAbl: []swebench.Score{hit(repo, off, off)}}
+	}
+	all := []looInstance{mk("a", true, false), mk("b", false, true), mk("c", false, true), mk("d", true, true)}
+	got := ablate(all, []heuristic.Rule{{Name: "r"}})
+	if len(got) != 1 || got[0].Helps != 1 || got[0].Hurts != 2 || got[0].Gain["a"] != 3 || got[0].Gain["b"] != -3 || got[0].Total != -3 {
+		t.Fatalf("%+v", got)
 	}
 }

@@ -31,24 +31,24 @@ func newCorpus(ix *index.Index) *corpus {
 	units := ix.Units()
 	c := &corpus{ix: ix, units: units, pos: make(map[string]int, len(units)), lines: map[string][]string{}}
 	docs := make([][]string, len(units))
+	memo := map[string][]string{}
 	for i, u := range units {
 		c.pos[u.ID] = i
-		docs[i] = c.unitTokens(u)
+		docs[i] = c.unitTokens(u, memo)
 	}
 	c.bm = newBM25(docs)
 	c.lines = nil
 	return c
 }
 
-func (c *corpus) unitTokens(u *index.Unit) []string {
+func (c *corpus) unitTokens(u *index.Unit, memo map[string][]string) []string {
 	var toks []string
-	name := identTokens(u.QualName)
+	name := appendTokens(nil, u.QualName, memo)
 	for range nameBoost {
 		toks = append(toks, name...)
 	}
-	toks = append(toks, identTokens(strings.TrimSuffix(u.Path, path.Ext(u.Path)))...)
-	toks = append(toks, identTokens(c.ownText(u))...)
-	return toks
+	toks = appendTokens(toks, strings.TrimSuffix(u.Path, path.Ext(u.Path)), memo)
+	return appendTokens(toks, c.ownText(u), memo)
 }
 
 // ownText is the unit's source without the bodies of nested units, so a
@@ -138,6 +138,7 @@ func (c *corpus) fileScores(query map[string]float64) map[string]float64 {
 	c.fileOnce.Do(func() {
 		files := c.ix.Files()
 		docs := make([][]string, len(files))
+		memo := map[string][]string{}
 		c.filePaths = make([]string, len(files))
 		for i, f := range files {
 			c.filePaths[i] = f.Path
@@ -146,7 +147,7 @@ func (c *corpus) fileScores(query map[string]float64) map[string]float64 {
 				docs[i] = append(docs[i], p...)
 			}
 			if src, err := c.ix.Source(f.Path); err == nil {
-				docs[i] = append(docs[i], identTokens(string(src))...)
+				docs[i] = appendTokens(docs[i], string(src), memo)
 			}
 		}
 		c.fileBM = newBM25(docs)

@@ -30,6 +30,11 @@ type Heuristic struct {
 	// the index only.
 	lex    *lazyCorpus
 	corpus *corpus
+	// hist is shared the same way: the history depends on the repository
+	// only.
+	hist *histSource
+	// layout is shared too: what each folder holds depends on the tree.
+	layout *lazyLayout
 
 	mu sync.Mutex
 	st *hstate
@@ -47,13 +52,13 @@ func NewWithParams(ix *index.Index, s *search.Searcher, p Params) *Heuristic {
 	if s == nil {
 		s = search.NewSearcher(ix)
 	}
-	return &Heuristic{ix: ix, s: s, p: p, lex: &lazyCorpus{}}
+	return &Heuristic{ix: ix, s: s, p: p, lex: &lazyCorpus{}, hist: &histSource{}, layout: &lazyLayout{}}
 }
 
 // WithParams is a localizer over the same index and corpus with other
 // weights, for evaluating many weights without rebuilding the corpus.
 func (h *Heuristic) WithParams(p Params) *Heuristic {
-	return &Heuristic{ix: h.ix, s: h.s, p: p, lex: h.lex}
+	return &Heuristic{ix: h.ix, s: h.s, p: p, lex: h.lex, hist: h.hist, layout: h.layout}
 }
 
 // lazyCorpus builds the corpus on first use, once.
@@ -88,13 +93,13 @@ func (h *Heuristic) Complete(ctx context.Context, req llm.Request) (llm.Response
 		return llm.Response{}, err
 	}
 	h.mu.Lock()
-	h.corpus = h.lex.get(h.ix)
 	defer h.mu.Unlock()
+	h.corpus = h.lex.get(h.ix)
 	issue, budget := issueOf(req.Messages)
 	// A conversation that has only its opening turns is a new run, even of
 	// the same issue.
 	if h.st == nil || h.st.issue != issue || len(req.Messages) <= 2 {
-		h.st = newHState(h, issue, budget)
+		h.st = newHState(ctx, h, issue, budget)
 	}
 	st := h.st
 	st.readNotes(req.Messages)

@@ -36,11 +36,7 @@ func (st *hstate) nameBonus(u *index.Unit) float64 {
 		}
 		t := e.Text
 		if t == u.Name || t == u.QualName || strings.HasSuffix(t, "."+u.QualName) {
-			w := e.Weight * st.h.p.Name
-			if e.Kind == EntryCode {
-				w *= st.h.p.CodeName
-			}
-			best = max(best, w)
+			best = max(best, e.Weight*st.h.p.Name)
 		}
 	}
 	return best
@@ -114,7 +110,15 @@ func (st *hstate) candidates() []candidate {
 		out = append(out, st.score(u))
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
-	return st.preferFirst(st.fuse(out, lex))
+	// The units similar past changes touched lift the candidates the
+	// search found, but bring in none of their own: on their own they
+	// crowd out the search's functions.
+	var past []string
+	if st.hist != nil {
+		past = st.hist.units[:min(len(st.hist.units), lexPool)]
+	}
+	out = fuseRanks(out, []fusedRank{{st.h.p.Lexical, lex, nil}, {st.h.p.History, past, st.pastWhy()}})
+	return st.preferFirst(out)
 }
 
 // lexical is plain BM25's best units of library code, best first.
@@ -151,28 +155,51 @@ func (st *hstate) lexical() []string {
 	return st.lex
 }
 
-// fuse adds the lexical ranking's reciprocal rank to the search's scores:
-// evidence from the search decides where it is strong, and the issue's
-// words break its ties and fill its gaps. Lexical is what the lexical
-// first rank is worth, as a share of the search's best score.
-func (st *hstate) fuse(cands []candidate, lex []string) []candidate {
-	w := st.h.p.Lexical
-	if w == 0 || len(cands) == 0 {
+// fusedRank is a ranking fused into the candidates' scores, and what it
+// is worth.
+type fusedRank struct {
+	weight float64
+	ids    []string
+	why    map[string]string // the reason a top place gives, by id
+}
+
+// fuseRanks adds each ranking's reciprocal rank to the candidates'
+// scores: the search's evidence decides where it is strong, and the other
+// rankings (the issue's words, the repository's history) break its ties
+// and fill its gaps. A weight is what a ranking's first place is worth, as
+// a share of the best candidate's score; the candidates come sorted.
+func fuseRanks(cands []candidate, ranks []fusedRank) []candidate {
+	if len(cands) == 0 {
 		return cands
 	}
-	lexRank := make(map[string]int, len(lex))
-	for i, id := range lex {
-		lexRank[id] = i + 1
-	}
 	top := cands[0].score
-	for i := range cands {
-		if r, ok := lexRank[cands[i].id]; ok {
-			cands[i].score += top * w * float64(rrfK+1) / float64(rrfK+r)
+	fused := false
+	for _, r := range ranks {
+		if r.weight == 0 || len(r.ids) == 0 {
+			continue
+		}
+		fused = true
+		at := make(map[string]int, len(r.ids))
+		for i, id := range r.ids {
+			at[id] = i + 1
+		}
+		for i := range cands {
+			if k, ok := at[cands[i].id]; ok {
+				cands[i].score += top * r.weight * rrf(k)
+				if why := r.why[cands[i].id]; why != "" && k <= 3 {
+					cands[i].reason += ", " + why
+				}
+			}
 		}
 	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+	if fused {
+		sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+	}
 	return cands
 }
+
+// rrf is the reciprocal rank of 1-based rank k, 1 for the first.
+func rrf(k int) float64 { return float64(rrfK+1) / float64(rrfK+k) }
 
 // calleeIDs are the units that the units the issue names call: a named
 // function often delegates the faulty work.
@@ -290,13 +317,80 @@ func (st *hstate) files(cands []candidate) []candidate {
 		order = st.fallbackFiles(fileRel)
 	}
 	w := st.h.p
+	order = append(order, st.pastFiles()...)
 	out := make([]candidate, 0, len(order))
+	done := map[string]bool{}
 	for _, p := range order {
-		s := best[p] + 0.1*min(rest[p], 2) + st.fileBonus(p) + w.FileText*fileRel[p] + w.PathWord*st.pathWord(p)
+		if done[p] {
+			continue
+		}
+		done[p] = true
+		s := best[p] + 0.1*min(rest[p], 2) + st.fileBonus(p) + w.PathWord*st.pathWord(p)
 		out = append(out, candidate{id: p, score: s * st.pri.scale(p, w)})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
+	return st.fuseHistory(out)
+}
+
+// pastWhy names the past change that lifted a unit, for its reason.
+func (st *hstate) pastWhy() map[string]string {
+	if st.hist == nil {
+		return nil
+	}
+	return st.hist.why
+}
+
+// pastFiles are the files the history ranks, so a file no search reached
+// can still be ranked on its past.
+func (st *hstate) pastFiles() []string {
+	if st.hist == nil {
+		return nil
+	}
+	var out []string
+	w := st.h.p
+	if w.History > 0 {
+		out = append(out, st.hist.files[:min(len(st.hist.files), maxRanked)]...)
+	}
+	if w.Recent > 0 {
+		out = append(out, st.hist.recent[:min(len(st.hist.recent), maxRanked)]...)
+	}
 	return out
+}
+
+// fuseHistory fuses the history's file rankings into the files' scores:
+// the files that similar past changes touched, the files changed most
+// lately, and the files that change together with the best few. Each is
+// scaled by where the file sits, as the files' own scores are.
+func (st *hstate) fuseHistory(files []candidate) []candidate {
+	if st.hist == nil || len(files) == 0 {
+		return files
+	}
+	w := st.h.p
+	ranks := []fusedRank{{w.History, st.hist.files, nil}, {w.Recent, st.hist.recent, nil}}
+	if w.CoChange > 0 {
+		var strong []string
+		for _, f := range files[:min(len(files), 3)] {
+			strong = append(strong, f.id)
+		}
+		ranks = append(ranks, fusedRank{w.CoChange, st.hist.model.coChanged(strong), nil})
+	}
+	top := files[0].score
+	at := make(map[string]int, len(files))
+	for i, f := range files {
+		at[f.id] = i
+	}
+	for _, r := range ranks {
+		if r.weight == 0 {
+			continue
+		}
+		for k, id := range r.ids {
+			if i, ok := at[id]; ok {
+				files[i].score += top * r.weight * rrf(k+1) * st.pri.scale(id, w)
+			}
+		}
+	}
+	sort.SliceStable(files, func(i, j int) bool { return files[i].score > files[j].score })
+	return files
 }
 
 // fallbackFiles are the files to rank when no unit is a candidate (a

@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -45,6 +46,7 @@ type hstate struct {
 	pri     *priors              // which files are library code, and what the issue is about
 	lex     []string             // plain BM25's best units, see lexical
 	callees map[string]bool      // units called by units the issue names, see calleeIDs
+	hist    *histEvidence        // what the repository's history says; nil without one
 
 	// The engineer's steering, from their notes: units not to follow or
 	// rank, and units to rank first.
@@ -64,19 +66,26 @@ type seenUnit struct {
 	raises bool // holds the text of an error message the issue quotes
 }
 
-func newHState(h *Heuristic, issue string, budget int) *hstate {
+func newHState(ctx context.Context, h *Heuristic, issue string, budget int) *hstate {
 	entries := ExtractEntryPoints(issue)
 	entries, local := dropLocal(h.s, entries)
 	query := issueQuery(issue, entries)
 	for _, name := range local {
 		delete(query, strings.ToLower(name))
 	}
-	pri := newPriors(h.ix)
+	pri := newPriors(h.ix, h.layout.get(h.ix))
 	pri.learnAbout(entries, issue[:titleEnd(issue)])
-	return &hstate{
+	st := &hstate{
 		h: h, issue: issue, entries: entries, budget: budget, query: query, rel: h.corpus.scoresFor(query), pri: pri,
 		seen: map[string]*seenUnit{}, tried: map[string]int{}, rooted: map[string]bool{}, walked: map[string]bool{},
 	}
+	if !h.p.usesHistory() {
+		return st
+	}
+	if m := h.historyModel(ctx); m != nil {
+		st.hist = m.evidence(query, pri.library)
+	}
+	return st
 }
 
 // dropLocal leaves out the names the issue's own code defines and the

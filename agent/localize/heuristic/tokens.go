@@ -7,8 +7,12 @@ import (
 
 // identTokens splits text into lower-case search tokens: every identifier
 // whole, and its camelCase / snake_case parts.
-func identTokens(text string) []string {
-	var out []string
+func identTokens(text string) []string { return appendTokens(nil, text, nil) }
+
+// appendTokens appends text's tokens to out. With a memo, each distinct
+// word is split once: a corpus repeats its identifiers thousands of times,
+// and splitting them was most of the cost of building it.
+func appendTokens(out []string, text string, memo map[string][]string) []string {
 	start := -1
 	flush := func(end int) {
 		if start < 0 {
@@ -16,15 +20,16 @@ func identTokens(text string) []string {
 		}
 		w := text[start:end]
 		start = -1
-		parts := splitIdent(w)
-		if len(parts) > 1 {
-			out = append(out, strings.ToLower(strings.Trim(w, "_")))
+		if memo == nil {
+			out = append(out, wordTokens(w)...)
+			return
 		}
-		for _, p := range parts {
-			if len(p) > 1 && !stopWords[p] {
-				out = append(out, stem(p))
-			}
+		t, ok := memo[w]
+		if !ok {
+			t = wordTokens(w)
+			memo[strings.Clone(w)] = t
 		}
+		out = append(out, t...)
 	}
 	for i, r := range text {
 		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_') {
@@ -36,6 +41,22 @@ func identTokens(text string) []string {
 		flush(i)
 	}
 	flush(len(text))
+	return out
+}
+
+// wordTokens are one identifier's tokens: itself when it has parts, and
+// its parts, stemmed, less stop words.
+func wordTokens(w string) []string {
+	var out []string
+	parts := splitIdent(w)
+	if len(parts) > 1 {
+		out = append(out, strings.ToLower(strings.Trim(w, "_")))
+	}
+	for _, p := range parts {
+		if len(p) > 1 && !stopWords[p] {
+			out = append(out, stem(p))
+		}
+	}
 	return out
 }
 
