@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -22,6 +23,17 @@ var ErrNotRegular = errors.New("not a regular file")
 // but a regular file (or nothing), and the new file keeps the old one's
 // mode.
 func Write(path string, data []byte) error {
+	return WriteFunc(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFunc replaces path atomically with what write writes, as Write
+// does, for content too large to build in memory first. Writes reach the
+// file unbuffered: a caller that writes in small pieces buffers them. If
+// write fails, path is left as it was.
+func WriteFunc(path string, write func(w io.Writer) error) error {
 	mode := os.FileMode(0o644)
 	if fi, err := os.Lstat(path); err == nil {
 		if !fi.Mode().IsRegular() {
@@ -38,7 +50,7 @@ func Write(path string, data []byte) error {
 		tmp.Close()
 		return fmt.Errorf("save %s: %w", path, err)
 	}
-	_, werr := tmp.Write(data)
+	werr := write(tmp)
 	if err := errors.Join(werr, tmp.Sync(), tmp.Close()); err != nil {
 		return fmt.Errorf("save %s: %w", path, err)
 	}

@@ -2,6 +2,7 @@ package atomicfile
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -56,5 +57,42 @@ func TestWriteRefusesWhatItWouldDestroy(t *testing.T) {
 	}
 	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode %v, want the old 0600", fi.Mode().Perm())
+	}
+}
+
+// TestWriteFuncKeepsTheOldFileWhenWritingFails: content streamed by the
+// caller replaces the file only when the caller finishes without error.
+func TestWriteFuncKeepsTheOldFileWhenWritingFails(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "cache.bin")
+	if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	broken := errors.New("encoder broke")
+	err := WriteFunc(p, func(w io.Writer) error {
+		if _, err := io.WriteString(w, "half of the new"); err != nil {
+			return err
+		}
+		return broken
+	})
+	if !errors.Is(err, broken) {
+		t.Fatalf("WriteFunc = %v, want the writer's error", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "old" {
+		t.Errorf("after a failed write the file holds %q, want the old content", b)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("temporary files left behind: %v", entries)
+	}
+	err = WriteFunc(p, func(w io.Writer) error {
+		for _, piece := range []string{"new ", "in ", "pieces"} {
+			if _, err := io.WriteString(w, piece); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if b, _ := os.ReadFile(p); err != nil || string(b) != "new in pieces" {
+		t.Errorf("streamed write: %q, %v", b, err)
 	}
 }
