@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -12,6 +14,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/models"
 	"github.com/swe-adept/swe-adept/eval/evalloc"
 	"github.com/swe-adept/swe-adept/eval/swebench"
+	"github.com/swe-adept/swe-adept/internal/atomicfile"
 )
 
 func init() {
@@ -68,15 +71,14 @@ func evalLocFlags() declare {
 				}
 				cfg.Weights = &w
 			}
+			savePreds := func() error { return nil }
 			if *out != "" {
-				closeOut, err := predictionWriter(&cfg, *out)
-				if err != nil {
+				if savePreds, err = predictionWriter(&cfg, *out); err != nil {
 					return err
 				}
-				defer closeOut()
 			}
 			res, err := evalloc.Run(ctx, cfg)
-			if err != nil {
+			if err := errors.Join(err, savePreds()); err != nil {
 				return err
 			}
 			if !*perInstance {
@@ -101,15 +103,24 @@ func leaveOneOut(ctx context.Context, cfg evalloc.Config) error {
 	return enc.Encode(res)
 }
 
-func predictionWriter(cfg *evalloc.Config, path string) (func(), error) {
-	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+// predictionWriter makes cfg collect its predictions for path and returns
+// what puts them there, atomically: those made before a failure too.
+func predictionWriter(cfg *evalloc.Config, path string) (func() error, error) {
+	f, err := atomicfile.Create(path)
+	if errors.Is(err, atomicfile.ErrNotRegular) {
 		return nil, usagef("--out %s is not a regular file: name a file to write", path)
 	}
-	f, err := os.Create(path)
 	if err != nil {
-		return nil, fmt.Errorf("create %s: %w", path, err)
+		return nil, err
 	}
-	enc := json.NewEncoder(f)
+	bw := bufio.NewWriter(f)
+	enc := json.NewEncoder(bw)
 	cfg.Predict = func(o swebench.LocAgentOutput) error { return enc.Encode(o) }
-	return func() { _ = f.Close() }, nil
+	return func() error {
+		if err := bw.Flush(); err != nil {
+			f.Abort()
+			return fmt.Errorf("save %s: %w", path, err)
+		}
+		return f.Commit()
+	}, nil
 }
