@@ -29,7 +29,7 @@ func init() {
 
 // evalLocFlags declares the flags of eval-loc and returns the command.
 func evalLocFlags() declare {
-	return func(fs *flag.FlagSet) func(context.Context, []string) error {
+	return func(fs *flag.FlagSet) func(context.Context, []string, streams) error {
 		instances := fs.String("instances", "", "SWE-bench-style instances, one JSON object a line")
 		repos := fs.String("repos", "", "folder holding each repository as OWNER/NAME (a clone or a bare mirror)")
 		mf := addModelFlags(fs, true)
@@ -43,7 +43,7 @@ func evalLocFlags() declare {
 		perInstance := fs.Bool("per-instance", false, "include every instance's scores in the summary")
 		weights := fs.String("weights", "", "the offline localizer's weights, as name=value,... (see --leave-one-out's output)")
 		loo := fs.Bool("leave-one-out", false, "tune the offline localizer's weights on all repositories but one and score that one, for each")
-		return func(ctx context.Context, _ []string) error {
+		return func(ctx context.Context, _ []string, _ streams) error {
 			if *instances == "" || *repos == "" {
 				return usagef("--instances and --repos are required")
 			}
