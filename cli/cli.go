@@ -28,12 +28,8 @@ type command struct {
 	usage   string // the arguments after the name, for help
 	// flags declares the command's flags on a set and returns what runs
 	// the command once they are parsed, so help lists the flags without
-	// running anything.
+	// running anything. It is the command's only entry point.
 	flags declare
-	// run, when set, runs the command from its raw arguments (commands
-	// that check their flags together before running); flags then only
-	// declares them.
-	run func(ctx context.Context, args []string) error
 	// noRepo: the command does not work in a repository given by --repo
 	// (or the current folder), so crashed in-place runs are not looked for.
 	noRepo bool
@@ -41,19 +37,43 @@ type command struct {
 
 var commands = map[string]*command{}
 
-// declare puts a command's flags on fs and returns the command, to run
-// with the parsed flags and the positional arguments.
-type declare func(fs *flag.FlagSet) func(ctx context.Context, pos []string) error
+// streams are where a command reads and writes: the process's own, as
+// Main is given them, never captured before the command runs.
+type streams struct {
+	in       io.Reader
+	out, err io.Writer
+}
 
-// runDeclared parses args against the command's flags and runs it.
-func runDeclared(ctx context.Context, name string, args []string, d declare) error {
-	fs := newFlags(name)
-	run := d(fs)
+// errFile is the standard error a command writes to when it is a file (a
+// terminal shows progress), nil otherwise.
+func (s streams) errFile() *os.File {
+	f, _ := s.err.(*os.File)
+	return f
+}
+
+// declare puts a command's flags on fs and returns the command, to run
+// with the parsed flags, the positional arguments and the streams.
+type declare func(fs *flag.FlagSet) func(ctx context.Context, pos []string, std streams) error
+
+// execute parses args against c's flags and runs it.
+func execute(ctx context.Context, c *command, args []string, std streams) error {
+	fs := newFlags(c.name)
+	run := c.flags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	return run(ctx, pos)
+	return run(ctx, pos, std)
+}
+
+// withFlags declares a command whose flags are the fields of one value:
+// declareOn binds them to a fresh one, and run runs with it once parsed.
+func withFlags[T any](declareOn func(fs *flag.FlagSet, f *T), run func(ctx context.Context, f *T, pos []string, std streams) error) declare {
+	return func(fs *flag.FlagSet) func(context.Context, []string, streams) error {
+		f := new(T)
+		declareOn(fs, f)
+		return func(ctx context.Context, pos []string, std streams) error { return run(ctx, f, pos, std) }
+	}
 }
 
 func register(c *command) { commands[c.name] = c }
@@ -67,9 +87,8 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 
 // Main runs the command line: args without the program's name. It
 // returns the process's exit status.
-func Main(args []string, stdout, stderr io.Writer) int { return runMain(args, stdout, stderr) }
-
-func runMain(args []string, stdout, stderr io.Writer) int {
+func Main(args []string, stdout, stderr io.Writer) int {
+	std := streams{in: os.Stdin, out: stdout, err: stderr}
 	// Errors quote paths, refs, model and repository text.
 	stderr = textOut(stderr)
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
@@ -93,12 +112,7 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	if !c.noRepo {
 		restoreCrashed(ctx, repoArg(args[1:]), stderr)
 	}
-	var err error
-	if c.run != nil {
-		err = c.run(ctx, args[1:])
-	} else {
-		err = runDeclared(ctx, c.name, args[1:], c.flags)
-	}
+	err := execute(ctx, c, args[1:], std)
 	var ue usageError
 	switch {
 	case err == nil:
@@ -221,7 +235,7 @@ func printHelp(w io.Writer) {
 // exiting, so every command fails the same way.
 func newFlags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	// runMain prints the usage and the error once; the flag package would
+	// Main prints the usage and the error once; the flag package would
 	// print both again.
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -278,14 +292,4 @@ func setupLog() func() {
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: level})))
 	return func() { _ = f.Close() }
-}
-
-// declareOnly is the flags of a command that parses its own arguments: it
-// declares them on fs and bound to a throwaway value.
-func declareOnly[T any](declareOn func(fs *flag.FlagSet, f *T)) declare {
-	return func(fs *flag.FlagSet) func(context.Context, []string) error {
-		var f T
-		declareOn(fs, &f)
-		return func(context.Context, []string) error { return errors.New("declare only") }
-	}
 }

@@ -25,8 +25,7 @@ func init() {
 			"         [--localize-only] [--only ID,...] [--limit N] [--keep-work]\n" +
 			"         [--queue nats://HOST:PORT [--queue-creds FILE | --queue-token-file FILE | --queue-user NAME --queue-password-file FILE]\n" +
 			"                                   [--queue-wait 5m] [--ack-wait 2m] [--max-deliver 3]]",
-		run:    runBatch,
-		flags:  declareOnly(declareBatchFlags),
+		flags:  withFlags(declareBatchFlags, runBatch),
 		noRepo: true,
 	})
 }
@@ -68,14 +67,10 @@ func declareBatchFlags(fs *flag.FlagSet, f *batchFlags) {
 	fs.IntVar(&a.LocalizeMaxIterations, "localize-max-iterations", localize.DefaultMaxIterations, "localization search turns per instance")
 }
 
-func parseBatchFlags(args []string, getenv func(string) string) (batchFlags, error) {
-	var f batchFlags
-	fs := newFlags("batch")
-	declareBatchFlags(fs, &f)
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return f, err
-	}
+// checkBatchFlags checks the parsed flags together and completes them
+// from the environment.
+func checkBatchFlags(f batchFlags, pos []string, getenv func(string) string) (batchFlags, error) {
+	var err error
 	switch {
 	case len(pos) > 0:
 		return f, usagef("unexpected argument %q", pos[0])
@@ -126,8 +121,8 @@ func checkBatchSandbox(o sandbox.Options, localizeOnly bool, stderr io.Writer) e
 	return nil
 }
 
-func runBatch(ctx context.Context, args []string) error {
-	f, err := parseBatchFlags(args, os.Getenv)
+func runBatch(ctx context.Context, parsed *batchFlags, pos []string, std streams) error {
+	f, err := checkBatchFlags(*parsed, pos, os.Getenv)
 	if err != nil {
 		return err
 	}
@@ -135,25 +130,25 @@ func runBatch(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkBatchSandbox(f.agent.Sandbox, f.localizeOnly, os.Stderr); err != nil {
+	if err := checkBatchSandbox(f.agent.Sandbox, f.localizeOnly, std.err); err != nil {
 		return err
 	}
 	cfg := batch.Config{Instances: list, BadLines: bad, ReposDir: f.repos, OutDir: f.out, Workers: f.workers,
-		Timeout: f.timeout, LocalizeOnly: f.localizeOnly, KeepWork: f.keepWork, Progress: os.Stderr, TTY: isTerminal(os.Stderr)}
+		Timeout: f.timeout, LocalizeOnly: f.localizeOnly, KeepWork: f.keepWork, Progress: std.err, TTY: isTerminal(std.errFile())}
 	if cfg.Runner, err = batchRunner(f); err != nil {
 		return err
 	}
 	var sum *batch.Summary
 	var runErr error
 	if f.queue.URL != "" {
-		warnSecretInURL(os.Stderr, f.queue.URL)
-		defer ownLog("coordinator", os.Stderr)()
+		warnSecretInURL(std.err, f.queue.URL)
+		defer ownLog("coordinator", std.err)()
 		sum, runErr = batch.RunQueued(ctx, cfg, f.queue, batch.RunnerSpec{LocalizeOnly: f.localizeOnly, Agent: f.agent})
 	} else {
 		sum, runErr = batch.Run(ctx, cfg)
 	}
 	if sum != nil {
-		enc := json.NewEncoder(jsonOut(os.Stdout))
+		enc := json.NewEncoder(jsonOut(std.out))
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(sum); err != nil {
 			return err

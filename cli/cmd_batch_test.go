@@ -49,7 +49,7 @@ func TestBatchCommandLocalizeOnly(t *testing.T) {
 	args := []string{"batch", "--instances", instances, "--repos", repos, "--out", out, "--workers", "2",
 		"--localize-only", "--script-localize", filepath.Join("..", "testdata", "run", "localize.json")}
 	var stdout, stderr strings.Builder
-	if code := runMain(args, &stdout, &stderr); code != 0 {
+	if code := Main(args, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	b, err := os.ReadFile(filepath.Join(out, batch.SummaryFile))
@@ -95,7 +95,7 @@ func TestBatchCommandErrors(t *testing.T) {
 	}{[]string{"batch", "--instances", instances, "--repos", repos, "--out", t.TempDir()}, 2, "no model configured for the resolution agent"})
 	for _, tc := range tests {
 		var stdout, stderr strings.Builder
-		if code := runMain(tc.args, &stdout, &stderr); code != tc.code || !strings.Contains(stderr.String(), tc.msg) {
+		if code := Main(tc.args, &stdout, &stderr); code != tc.code || !strings.Contains(stderr.String(), tc.msg) {
 			t.Errorf("%v: exit %d, %q; want %d with %q", tc.args[1:], code, stderr.String(), tc.code, tc.msg)
 		}
 	}

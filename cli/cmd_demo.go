@@ -25,10 +25,7 @@ func init() {
 		usage: "[--speed 1.0] [--approve ask|auto|deny] [--headless] [--dir DIR | --repo DIR [--issue FILE|-]]\n" +
 			"         [--sandbox auto|strict|off] [--allow-net] [--allow-write PATH]...",
 		noRepo: true,
-		flags:  declareOnly(declareDemoFlags),
-		run: func(ctx context.Context, args []string) error {
-			return runDemo(ctx, args, os.Stdout, os.Stderr)
-		},
+		flags:  withFlags(declareDemoFlags, runDemo),
 	})
 }
 
@@ -58,14 +55,8 @@ func declareDemoFlags(fs *flag.FlagSet, f *demoFlags) {
 	fs.StringVar(&f.dir, "dir", "", "where to create the sample repository (an empty or new `dir`); default a new temporary directory")
 }
 
-func parseDemoFlags(args []string) (demoFlags, error) {
-	var f demoFlags
-	fs := newFlags("demo")
-	declareDemoFlags(fs, &f)
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return f, err
-	}
+// checkDemoFlags checks the parsed flags together.
+func checkDemoFlags(f demoFlags, pos []string) (demoFlags, error) {
 	if len(pos) > 0 {
 		return f, usagef("unexpected argument %q", pos[0])
 	}
@@ -108,11 +99,12 @@ func turnDelay(speed float64) time.Duration {
 	return time.Duration(float64(demoTurn) / speed)
 }
 
-func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	f, err := parseDemoFlags(args)
+func runDemo(ctx context.Context, parsed *demoFlags, pos []string, std streams) error {
+	f, err := checkDemoFlags(*parsed, pos)
 	if err != nil {
 		return err
 	}
+	stdout, stderr := std.out, std.err
 	var tty *os.File
 	if !f.headless {
 		ok := false
@@ -130,7 +122,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		defer tty.Close()
 	}
 	if f.repo != "" {
-		return demoOnRepo(ctx, f, tty, stdout, stderr)
+		return demoOnRepo(ctx, f, tty, std)
 	}
 	dir, err := demoDir(f.dir)
 	if err != nil {
@@ -221,7 +213,8 @@ func demoScreen(ctx context.Context, r *run.Run, tty *os.File, notices []string,
 // offline localizer searches it live, paced by --speed, and resolution
 // follows when a model is configured; without one the run stops after the
 // ranking, keeping it, and says how to go on.
-func demoOnRepo(ctx context.Context, f demoFlags, tty *os.File, stdout, stderr io.Writer) error {
+func demoOnRepo(ctx context.Context, f demoFlags, tty *os.File, std streams) error {
+	stdout, stderr := std.out, std.err
 	if err := checkDir("--repo", f.repo); err != nil {
 		return err
 	}
@@ -231,7 +224,7 @@ func demoOnRepo(ctx context.Context, f demoFlags, tty *os.File, stdout, stderr i
 		// The workbench asks for it.
 		issue, err = tui.AskIssue(ctx, "swe-adept demo · issue for "+f.repo, tty)
 	} else {
-		issue, err = readIssue(f.issue, os.Stdin)
+		issue, err = readIssue(f.issue, std.in)
 	}
 	if errors.Is(err, tui.ErrNoIssue) {
 		return usagef("no issue given: type one in the box, or pass --issue FILE")

@@ -33,7 +33,10 @@ func TestDemoFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseDemoFlags(tt.args)
+			got, pos, err := parseAs("demo", declareDemoFlags, tt.args)
+			if err == nil {
+				got, err = checkDemoFlags(got, pos)
+			}
 			if tt.wantErr != "" {
 				var ue usageError
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !asUsage(err, &ue) {
@@ -77,7 +80,7 @@ func TestDemoHeadless(t *testing.T) {
 	}
 	var out, errb bytes.Buffer
 	dir := filepath.Join(t.TempDir(), "shop")
-	if err := runDemo(context.Background(), []string{"--headless", "--speed", "0", "--dir", dir}, &out, &errb); err != nil {
+	if err := runCommand(context.Background(), "demo", []string{"--headless", "--speed", "0", "--dir", dir}, nil, &out, &errb); err != nil {
 		t.Fatalf("demo: %v\n%s", err, errb.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -216,7 +219,7 @@ func TestDemoOnYourRepository(t *testing.T) {
 	t.Setenv("OPENAI_BASE_URL", "")
 	repo := sampleCheckout(t)
 	var out, errb bytes.Buffer
-	err := runDemo(context.Background(), []string{"--repo", repo, "--issue", filepath.Join(runSample, "issue.md"), "--headless", "--speed", "0"}, &out, &errb)
+	err := runCommand(context.Background(), "demo", []string{"--repo", repo, "--issue", filepath.Join(runSample, "issue.md"), "--headless", "--speed", "0"}, nil, &out, &errb)
 	if err != nil {
 		t.Fatalf("demo --repo: %v\n%s", err, errb.String())
 	}
@@ -226,7 +229,7 @@ func TestDemoOnYourRepository(t *testing.T) {
 			t.Errorf("the output lacks %s", want)
 		}
 	}
-	if err := runDemo(context.Background(), []string{"--repo", repo, "--headless"}, &out, &errb); err == nil {
+	if err := runCommand(context.Background(), "demo", []string{"--repo", repo, "--headless"}, nil, &out, &errb); err == nil {
 		t.Error("--repo without --issue or a screen was accepted")
 	}
 }

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -12,6 +14,7 @@ import (
 	"github.com/swe-adept/swe-adept/agent/models"
 	"github.com/swe-adept/swe-adept/eval/evalloc"
 	"github.com/swe-adept/swe-adept/eval/swebench"
+	"github.com/swe-adept/swe-adept/internal/atomicfile"
 )
 
 func init() {
@@ -26,7 +29,7 @@ func init() {
 
 // evalLocFlags declares the flags of eval-loc and returns the command.
 func evalLocFlags() declare {
-	return func(fs *flag.FlagSet) func(context.Context, []string) error {
+	return func(fs *flag.FlagSet) func(context.Context, []string, streams) error {
 		instances := fs.String("instances", "", "SWE-bench-style instances, one JSON object a line")
 		repos := fs.String("repos", "", "folder holding each repository as OWNER/NAME (a clone or a bare mirror)")
 		mf := addModelFlags(fs, true)
@@ -41,7 +44,7 @@ func evalLocFlags() declare {
 		perInstance := fs.Bool("per-instance", false, "include every instance's scores in the summary")
 		weights := fs.String("weights", "", "the offline localizer's weights, as name=value,... (see --leave-one-out's output)")
 		loo := fs.Bool("leave-one-out", false, "tune the offline localizer's weights on all repositories but one and score that one, for each")
-		return func(ctx context.Context, _ []string) error {
+		return func(ctx context.Context, _ []string, _ streams) error {
 			if *instances == "" || *repos == "" {
 				return usagef("--instances and --repos are required")
 			}
@@ -69,15 +72,14 @@ func evalLocFlags() declare {
 				}
 				cfg.Weights = &w
 			}
+			savePreds := func() error { return nil }
 			if *out != "" {
-				closeOut, err := predictionWriter(&cfg, *out)
-				if err != nil {
+				if savePreds, err = predictionWriter(&cfg, *out); err != nil {
 					return err
 				}
-				defer closeOut()
 			}
 			res, err := evalloc.Run(ctx, cfg)
-			if err != nil {
+			if err := errors.Join(err, savePreds()); err != nil {
 				return err
 			}
 			if !*perInstance {
@@ -102,15 +104,24 @@ func leaveOneOut(ctx context.Context, cfg evalloc.Config) error {
 	return enc.Encode(res)
 }
 
-func predictionWriter(cfg *evalloc.Config, path string) (func(), error) {
-	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+// predictionWriter makes cfg collect its predictions for path and returns
+// what puts them there, atomically: those made before a failure too.
+func predictionWriter(cfg *evalloc.Config, path string) (func() error, error) {
+	f, err := atomicfile.Create(path)
+	if errors.Is(err, atomicfile.ErrNotRegular) {
 		return nil, usagef("--out %s is not a regular file: name a file to write", path)
 	}
-	f, err := os.Create(path)
 	if err != nil {
-		return nil, fmt.Errorf("create %s: %w", path, err)
+		return nil, err
 	}
-	enc := json.NewEncoder(f)
+	bw := bufio.NewWriter(f)
+	enc := json.NewEncoder(bw)
 	cfg.Predict = func(o swebench.LocAgentOutput) error { return enc.Encode(o) }
-	return func() { _ = f.Close() }, nil
+	return func() error {
+		if err := bw.Flush(); err != nil {
+			f.Abort()
+			return fmt.Errorf("save %s: %w", path, err)
+		}
+		return f.Commit()
+	}, nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/swe-adept/swe-adept/agent/replay"
@@ -24,14 +23,14 @@ func init() {
 
 // exportFlags declares the flags of export and returns the command.
 func exportFlags() declare {
-	return func(fs *flag.FlagSet) func(context.Context, []string) error {
+	return func(fs *flag.FlagSet) func(context.Context, []string, streams) error {
 		repo := fs.String("repo", ".", "repository `dir` whose runs folder holds RUN")
 		format := fs.String("format", "", "output format: "+strings.Join(export.Formats, ", "))
 		out := fs.String("out", "", "write to `file` instead of standard output")
 		var opts export.Options
 		fs.StringVar(&opts.InstanceID, "instance-id", "", "instance id to record (default: the batch's instance, else the run id)")
 		fs.StringVar(&opts.Model, "model-name", "", "model_name_or_path of a swe-bench prediction (default: the run's model)")
-		return func(ctx context.Context, pos []string) error {
+		return func(ctx context.Context, pos []string, std streams) error {
 			switch {
 			case len(pos) != 1:
 				return usagef("give exactly one run (an id or a folder)")
@@ -48,17 +47,17 @@ func exportFlags() declare {
 				return loadErr
 			}
 			if loadErr != nil {
-				fmt.Fprintf(textOut(os.Stderr), "swe-adept export: %s is damaged; exporting what could be read: %v\n", dir, loadErr)
+				fmt.Fprintf(textOut(std.err), "swe-adept export: %s is damaged; exporting what could be read: %v\n", dir, loadErr)
 			}
 			if r.EventsErr != nil {
-				fmt.Fprintf(textOut(os.Stderr), "swe-adept export: %v\n", r.EventsErr)
+				fmt.Fprintf(textOut(std.err), "swe-adept export: %v\n", r.EventsErr)
 			}
 			var buf bytes.Buffer
 			if err := export.Write(&buf, r, opts); err != nil {
 				return err
 			}
 			if *out == "" {
-				_, err = jsonOut(os.Stdout).Write(buf.Bytes()) // every format is JSON
+				_, err = jsonOut(std.out).Write(buf.Bytes()) // every format is JSON
 				return err
 			}
 			return atomicfile.Write(*out, buf.Bytes())

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -111,13 +110,13 @@ func finishHand(ctx context.Context, dir, runID string, f *hypothesis.Tracker, w
 
 // hypFlags declares the flags of hyp and returns the command.
 func hypFlags() declare {
-	return func(fs *flag.FlagSet) func(context.Context, []string) error {
+	return func(fs *flag.FlagSet) func(context.Context, []string, streams) error {
 		repoDir := fs.String("repo", ".", "the git repository")
 		runID := fs.String("run", "manual", "the run whose working memory and branches to use")
 		approve := fs.String("approve", "auto", "answer revert_to and merge_solution: auto or deny")
 		asJSON := fs.Bool("json", false, "print the observation and working memory as JSON")
-		return func(ctx context.Context, pos []string) error {
-			call, a, err := hypArgs(pos)
+		return func(ctx context.Context, pos []string, std streams) error {
+			call, a, err := hypArgs(pos, std.in)
 			if err != nil {
 				return err
 			}
@@ -138,20 +137,20 @@ func hypFlags() declare {
 				}
 			}
 			if pos[1] == "finish" {
-				return finishHand(ctx, *repoDir, *runID, f, os.Stdout)
+				return finishHand(ctx, *repoDir, *runID, f, std.out)
 			}
 			out, err := call.run(ctx, f, a)
 			if err != nil {
 				return err
 			}
-			return printHyp(os.Stdout, out, f, *asJSON)
+			return printHyp(std.out, out, f, *asJSON)
 		}
 	}
 }
 
 var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
-func hypArgs(pos []string) (hypCall, []string, error) {
+func hypArgs(pos []string, stdin io.Reader) (hypCall, []string, error) {
 	if len(pos) < 2 {
 		return hypCall{}, nil, usagef("name a family (plan or git) and a command")
 	}
@@ -165,7 +164,7 @@ func hypArgs(pos []string) (hypCall, []string, error) {
 	}
 	for i, v := range a {
 		if v == "-" {
-			b, err := io.ReadAll(os.Stdin)
+			b, err := io.ReadAll(stdin)
 			if err != nil {
 				return hypCall{}, nil, fmt.Errorf("read standard input: %w", err)
 			}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"sort"
 	"strings"
 
@@ -19,54 +18,48 @@ func init() {
 		name:    "index",
 		summary: "index a repository's code units and print what was found",
 		usage:   "[--repo DIR] [--json | --stats] [--no-cache]",
-		flags:   indexFlags(os.Stdout, os.Stderr),
+		flags:   indexFlags,
 	})
 }
 
-// indexMain is the command with its output streams passed in, for tests.
-func indexMain(ctx context.Context, args []string, stdout io.Writer, stderr *os.File) error {
-	return runDeclared(ctx, "index", args, indexFlags(stdout, stderr))
-}
-
 // indexFlags declares the flags of index and returns the command.
-func indexFlags(stdout io.Writer, stderr *os.File) declare {
-	return func(fs *flag.FlagSet) func(context.Context, []string) error {
-		repo := fs.String("repo", ".", "repository `dir` to index")
-		asJSON := fs.Bool("json", false, "print one JSON object with the figures")
-		stats := fs.Bool("stats", false, "print the figures with throughput, for humans")
-		noCache := fs.Bool("no-cache", false, "neither read nor write the index cache")
-		return func(ctx context.Context, pos []string) error {
-			if len(pos) > 0 {
-				return usagef("unexpected argument %q (the repository is given with --repo)", pos[0])
-			}
-			if *asJSON && *stats {
-				return usagef("--json and --stats do not go together")
-			}
-			if err := checkDir("--repo", *repo); err != nil {
-				return err
-			}
-			opts := index.Options{NoCache: *noCache, Logger: slog.Default()}
-			var prog *progressLine
-			if isTerminal(stderr) {
-				prog = &progressLine{w: stderr, label: "indexing"}
-				opts.Progress = prog.update
-			}
-			ix, err := index.Build(ctx, *repo, opts)
-			prog.clear()
-			if err != nil {
-				return err
-			}
-			st := ix.Stats()
-			switch {
-			case *asJSON:
-				return printIndexJSON(stdout, st)
-			case *stats:
-				printIndexStats(stdout, ix, st)
-			default:
-				printIndexSummary(stdout, ix.Root(), st)
-			}
-			return nil
+func indexFlags(fs *flag.FlagSet) func(context.Context, []string, streams) error {
+	repo := fs.String("repo", ".", "repository `dir` to index")
+	asJSON := fs.Bool("json", false, "print one JSON object with the figures")
+	stats := fs.Bool("stats", false, "print the figures with throughput, for humans")
+	noCache := fs.Bool("no-cache", false, "neither read nor write the index cache")
+	return func(ctx context.Context, pos []string, std streams) error {
+		stdout, stderr := std.out, std.errFile()
+		if len(pos) > 0 {
+			return usagef("unexpected argument %q (the repository is given with --repo)", pos[0])
 		}
+		if *asJSON && *stats {
+			return usagef("--json and --stats do not go together")
+		}
+		if err := checkDir("--repo", *repo); err != nil {
+			return err
+		}
+		opts := index.Options{NoCache: *noCache, Logger: slog.Default()}
+		var prog *progressLine
+		if isTerminal(stderr) {
+			prog = &progressLine{w: stderr, label: "indexing"}
+			opts.Progress = prog.update
+		}
+		ix, err := index.Build(ctx, *repo, opts)
+		prog.clear()
+		if err != nil {
+			return err
+		}
+		st := ix.Stats()
+		switch {
+		case *asJSON:
+			return printIndexJSON(stdout, st)
+		case *stats:
+			printIndexStats(stdout, ix, st)
+		default:
+			printIndexSummary(stdout, ix.Root(), st)
+		}
+		return nil
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 func TestIndexCommandJSON(t *testing.T) {
 	var out bytes.Buffer
 	repo := filepath.Join("..", "testdata", "index", "gorepo")
-	if err := indexMain(context.Background(), []string{"--repo", repo, "--json", "--no-cache"}, &out, nil); err != nil {
+	if err := runCommand(context.Background(), "index", []string{"--repo", repo, "--json", "--no-cache"}, nil, &out, nil); err != nil {
 		t.Fatalf("index --json: %v", err)
 	}
 	if n := strings.Count(strings.TrimSpace(out.String()), "\n"); n != 0 {
@@ -44,7 +44,7 @@ func TestIndexCommandHuman(t *testing.T) {
 		{[]string{"--repo", repo, "--no-cache", "--stats"}, []string{"lines    137", "MB/s"}},
 	} {
 		var out bytes.Buffer
-		if err := indexMain(context.Background(), tt.args, &out, nil); err != nil {
+		if err := runCommand(context.Background(), "index", tt.args, nil, &out, nil); err != nil {
 			t.Fatalf("index %v: %v", tt.args, err)
 		}
 		for _, w := range tt.want {
@@ -69,7 +69,7 @@ func TestIndexCommandBadRepo(t *testing.T) {
 		{[]string{"--json", "--stats"}, "do not go together"},
 		{[]string{"extra"}, "unexpected argument"},
 	} {
-		err := indexMain(context.Background(), tt.args, &bytes.Buffer{}, nil)
+		err := runCommand(context.Background(), "index", tt.args, nil, &bytes.Buffer{}, nil)
 		var ue usageError
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("index %v: err %v, want a usage error about %q", tt.args, err, tt.want)

@@ -28,8 +28,7 @@ func init() {
 		name:    "localize",
 		summary: "find the files and functions an issue is about (localization agent only)",
 		usage:   "--repo DIR --issue FILE|- [--model heuristic|NAME] [--script FILE] [--max-iterations 20] [--out locations.json] [--json]",
-		run:     runLocalize,
-		flags:   declareOnly(declareLocalizeFlags),
+		flags:   withFlags(declareLocalizeFlags, runLocalize),
 	})
 }
 
@@ -51,14 +50,8 @@ func declareLocalizeFlags(fs *flag.FlagSet, f *localizeFlags) {
 	fs.BoolVar(&f.asJSON, "json", false, "print the locations as JSON instead of a numbered list")
 }
 
-func parseLocalizeFlags(args []string) (localizeFlags, error) {
-	var f localizeFlags
-	fs := newFlags("localize")
-	declareLocalizeFlags(fs, &f)
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return f, err
-	}
+// checkLocalizeFlags checks the parsed flags together.
+func checkLocalizeFlags(f localizeFlags, pos []string) (localizeFlags, error) {
 	switch {
 	case len(pos) > 0:
 		return f, usagef("unexpected argument %q", pos[0])
@@ -70,17 +63,14 @@ func parseLocalizeFlags(args []string) (localizeFlags, error) {
 	return f, checkDir("--repo", f.repo)
 }
 
-func runLocalize(ctx context.Context, args []string) error {
-	return runLocalizeTo(ctx, args, os.Stdout)
-}
-
-// runLocalizeTo is localize with its result printed to stdout.
-func runLocalizeTo(ctx context.Context, args []string, stdout io.Writer) error {
-	f, err := parseLocalizeFlags(args)
+// runLocalize ranks the locations and prints them to std.out.
+func runLocalize(ctx context.Context, parsed *localizeFlags, pos []string, std streams) error {
+	f, err := checkLocalizeFlags(*parsed, pos)
 	if err != nil {
 		return err
 	}
-	issue, err := readIssue(f.issue, os.Stdin)
+	stdout := std.out
+	issue, err := readIssue(f.issue, std.in)
 	if err != nil {
 		return err
 	}
@@ -99,7 +89,7 @@ func runLocalizeTo(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		kept = &keptRun{dir: filepath.Dir(f.out), meta: runfolder.Meta{Repo: f.repo, Issue: issue, Started: time.Now().UTC()}}
 	}
-	ix, err := buildIndexWithProgress(ctx, f.repo, os.Stderr)
+	ix, err := buildIndexWithProgress(ctx, f.repo, std.errFile())
 	if err != nil {
 		return err
 	}
@@ -108,7 +98,7 @@ func runLocalizeTo(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	errOut := textOut(os.Stderr)
+	errOut := textOut(std.err)
 	if notice != "" {
 		fmt.Fprintln(errOut, notice)
 	}

@@ -32,7 +32,7 @@ func TestLocalizeCommand(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "locations.json")
 			args := append([]string{"--repo", repo, "--issue", issue, "--out", out}, tc.args...)
-			if err := runLocalize(context.Background(), args); err != nil {
+			if err := runCommand(context.Background(), "localize", args, nil, nil, nil); err != nil {
 				t.Fatal(err)
 			}
 			loc, err := localize.LoadLocations(out)
@@ -60,7 +60,7 @@ func TestLocalizeUsage(t *testing.T) {
 	}
 	for name, args := range tests {
 		t.Run(name, func(t *testing.T) {
-			err := runLocalize(context.Background(), args)
+			err := runCommand(context.Background(), "localize", args, nil, nil, nil)
 			var ue usageError
 			if !errors.As(err, &ue) {
 				t.Errorf("got %v, want a usage error", err)
@@ -90,7 +90,7 @@ func TestLocalizeFailureKeepsEarlierLocations(t *testing.T) {
 	}
 	args := []string{"--repo", filepath.Join("..", "testdata", "localize", "shop"), "--issue", filepath.Join("..", "testdata", "localize", "issue.md"),
 		"--model", "some-model", "--out", out}
-	if err := runLocalize(context.Background(), args); err == nil {
+	if err := runCommand(context.Background(), "localize", args, nil, nil, nil); err == nil {
 		t.Fatal("a failed model call must fail the command")
 	}
 	if b, _ := os.ReadFile(out); string(b) != `{"files":["kept.py"]}` {
@@ -129,7 +129,7 @@ func TestLocalizeCommandHygiene(t *testing.T) {
 	repo := sampleCheckout(t)
 	issue := filepath.Join(runSample, "issue.md")
 	var out bytes.Buffer
-	if err := runLocalizeTo(context.Background(), []string{"--repo", repo, "--issue", issue, "--model", "heuristic"}, &out); err != nil {
+	if err := runCommand(context.Background(), "localize", []string{"--repo", repo, "--issue", issue, "--model", "heuristic"}, nil, &out, nil); err != nil {
 		t.Fatal(err)
 	}
 	st := exec.Command("git", "status", "--porcelain", "--ignored")
@@ -137,7 +137,7 @@ func TestLocalizeCommandHygiene(t *testing.T) {
 	if b, _ := st.Output(); len(b) != 0 {
 		t.Errorf("localize wrote into the checkout: %s", b)
 	}
-	err := runLocalizeTo(context.Background(), []string{"--repo", repo, "--issue", issue, "--model", "gpt-5.2"}, &out)
+	err := runCommand(context.Background(), "localize", []string{"--repo", repo, "--issue", issue, "--model", "gpt-5.2"}, nil, &out, nil)
 	if err == nil || !strings.Contains(err.Error(), "needs a model server") {
 		t.Errorf("a named model without a server: %v", err)
 	}
@@ -146,7 +146,7 @@ func TestLocalizeCommandHygiene(t *testing.T) {
 		t.Fatalf("%v %s", err, b)
 	}
 	os.WriteFile(filepath.Join(empty, "notes.txt"), []byte("no code here\n"), 0o644)
-	err = runLocalizeTo(context.Background(), []string{"--repo", empty, "--issue", issue}, &out)
+	err = runCommand(context.Background(), "localize", []string{"--repo", empty, "--issue", issue}, nil, &out, nil)
 	if err == nil || !strings.Contains(err.Error(), "no source files the index reads") {
 		t.Errorf("a repository with nothing to index: %v", err)
 	}
@@ -166,7 +166,7 @@ func TestOutputNeverReplacesASpecialFile(t *testing.T) {
 	}
 	for _, out := range []string{link, "/dev/null", dir} {
 		var b bytes.Buffer
-		err := runLocalizeTo(context.Background(), []string{"--repo", repo, "--issue", issue, "--model", "heuristic", "--out", out}, &b)
+		err := runCommand(context.Background(), "localize", []string{"--repo", repo, "--issue", issue, "--model", "heuristic", "--out", out}, nil, &b, nil)
 		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
 			t.Errorf("--out %s: %v", out, err)
 		}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/swe-adept/swe-adept/agent/event"
@@ -19,8 +18,7 @@ func init() {
 		name:    "replay",
 		summary: "play a saved run again in the workbench (or as JSON lines), with no model calls",
 		usage:   "RUN [--repo DIR] [--speed 1] [--max-wait 2s] [--headless]",
-		run:     runReplay,
-		flags:   declareOnly(declareReplayFlags),
+		flags:   withFlags(declareReplayFlags, runReplay),
 	})
 }
 
@@ -38,14 +36,8 @@ func declareReplayFlags(fs *flag.FlagSet, f *replayFlags) {
 	fs.BoolVar(&f.headless, "headless", false, "print the events as JSON lines instead of drawing the workbench")
 }
 
-func parseReplayFlags(args []string) (replayFlags, error) {
-	var f replayFlags
-	fs := newFlags("replay")
-	declareReplayFlags(fs, &f)
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return f, err
-	}
+// checkReplayFlags checks the parsed flags together.
+func checkReplayFlags(f replayFlags, pos []string) (replayFlags, error) {
 	switch {
 	case len(pos) == 0:
 		return f, usagef("which run? give a run id (see %s) or a run folder", filepath.Join(".git", "swe-adept", "runs"))
@@ -58,8 +50,8 @@ func parseReplayFlags(args []string) (replayFlags, error) {
 	return f, nil
 }
 
-func runReplay(ctx context.Context, args []string) error {
-	f, err := parseReplayFlags(args)
+func runReplay(ctx context.Context, parsed *replayFlags, pos []string, std streams) error {
+	f, err := checkReplayFlags(*parsed, pos)
 	if err != nil {
 		return err
 	}
@@ -76,7 +68,7 @@ func runReplay(ctx context.Context, args []string) error {
 		return fmt.Errorf("%s has no events to replay", dir)
 	}
 	if f.headless {
-		err = replay.WriteJSONL(ctx, jsonOut(os.Stdout), evs, f.opts)
+		err = replay.WriteJSONL(ctx, jsonOut(std.out), evs, f.opts)
 	} else {
 		err = replayInTUI(ctx, dir, evs, f.opts)
 	}

@@ -25,7 +25,7 @@ const cliEnv = "SWE_ADEPT_TEST_AS_CLI"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(cliEnv) == "1" {
-		os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
+		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	// The commands log to the user's cache and read the user's model
 	// settings: the tests get a home of their own.

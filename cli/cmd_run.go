@@ -30,10 +30,7 @@ func init() {
 		usage: "--repo DIR --issue FILE|- [--headless] [--approve ask|auto|deny] [--model NAME] [--localize-model heuristic|NAME]\n" +
 			"         [--script-localize FILE --script-resolve FILE] [--locations FILE] [--in-place] [--apply]\n" +
 			"         [--max-iterations N] [--max-cost DOLLARS] [--max-tokens N] [--allow PREFIX]... [--resume ID]",
-		flags: declareOnly(declareRunFlags),
-		run: func(ctx context.Context, args []string) error {
-			return runRun(ctx, args, os.Stdin, os.Stdout, os.Stderr)
-		},
+		flags: withFlags(declareRunFlags, runRun),
 	})
 }
 
@@ -74,14 +71,8 @@ func declareRunFlags(fs *flag.FlagSet, f *runFlags) {
 	fs.StringVar(&f.resume, "resume", "", "continue the interrupted run `id`")
 }
 
-func parseRunFlags(args []string) (runFlags, error) {
-	var f runFlags
-	fs := newFlags("run")
-	declareRunFlags(fs, &f)
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return f, err
-	}
+// checkRunFlags checks the parsed flags together.
+func checkRunFlags(f runFlags, pos []string) (runFlags, error) {
 	if len(pos) > 0 {
 		return f, usagef("unexpected argument %q", pos[0])
 	}
@@ -101,11 +92,12 @@ func parseRunFlags(args []string) (runFlags, error) {
 	return f, nil
 }
 
-func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	f, err := parseRunFlags(args)
+func runRun(ctx context.Context, parsed *runFlags, pos []string, std streams) error {
+	f, err := checkRunFlags(*parsed, pos)
 	if err != nil {
 		return err
 	}
+	stdin, stdout, stderr := std.in, std.out, std.err
 	var tty *os.File
 	screen := false
 	if !f.headless {

@@ -74,7 +74,7 @@ func TestRunCommandBadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
-			err := runRun(context.Background(), tt.args, strings.NewReader(""), &out, &errb)
+			err := runCommand(context.Background(), "run", tt.args, strings.NewReader(""), &out, &errb)
 			var ue usageError
 			if err == nil || !strings.Contains(err.Error(), tt.want) || errors.As(err, &ue) != tt.usage {
 				t.Errorf("err %v (usage %v), want %q (usage %v)", err, errors.As(err, &ue), tt.want, tt.usage)
@@ -98,9 +98,8 @@ func TestRunCommandHeadless(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	err = runRun(context.Background(), []string{"--repo", repo, "--issue", "-", "--headless",
-		"--script-localize", filepath.Join(runSample, "localize.json"), "--script-resolve", filepath.Join(runSample, "resolve.json")},
-		bytes.NewReader(issue), &out, &errb)
+	err = runCommand(context.Background(), "run", []string{"--repo", repo, "--issue", "-", "--headless",
+		"--script-localize", filepath.Join(runSample, "localize.json"), "--script-resolve", filepath.Join(runSample, "resolve.json")}, bytes.NewReader(issue), &out, &errb)
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, errb.String())
 	}
@@ -120,14 +119,14 @@ func TestRunCommandHeadless(t *testing.T) {
 		t.Errorf("summary line %s", lines[len(lines)-1])
 	}
 	var listed bytes.Buffer
-	if err := runRuns(context.Background(), []string{"--repo", repo}, &listed); err != nil || !strings.Contains(listed.String(), "submitted") {
+	if err := runCommand(context.Background(), "runs", []string{"--repo", repo}, nil, &listed, nil); err != nil || !strings.Contains(listed.String(), "submitted") {
 		t.Errorf("runs: %v\n%s", err, listed.String())
 	}
 	var gc bytes.Buffer
-	if err := runGC(context.Background(), []string{"--repo", repo, "--all"}, &gc); err != nil || !strings.Contains(gc.String(), "removed") {
+	if err := runCommand(context.Background(), "gc", []string{"--repo", repo, "--all"}, nil, &gc, nil); err != nil || !strings.Contains(gc.String(), "removed") {
 		t.Errorf("gc: %v\n%s", err, gc.String())
 	}
-	if err := runGC(context.Background(), []string{"--repo", repo}, &gc); err == nil {
+	if err := runCommand(context.Background(), "gc", []string{"--repo", repo}, nil, &gc, nil); err == nil {
 		t.Error("gc without --all or an id succeeded")
 	}
 }
@@ -163,7 +162,7 @@ func TestRunHeadlessStreams(t *testing.T) {
 				args = append(args, "--no-stream")
 			}
 			var out, errb bytes.Buffer
-			if err := runRun(context.Background(), args, strings.NewReader(""), &out, &errb); err != nil {
+			if err := runCommand(context.Background(), "run", args, strings.NewReader(""), &out, &errb); err != nil {
 				t.Fatalf("run: %v\n%s", err, errb.String())
 			}
 			deltas, calls, inCall, most := 0, 0, 0, 0

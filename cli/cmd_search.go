@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strings"
 
@@ -19,7 +18,7 @@ func init() {
 		name:    "search",
 		summary: "run one localization search tool by hand and print what the model would see",
 		usage:   "--repo DIR file|def|content|child [NAME] [--file PATH] [--dir D] [--start N --end M] [--json]",
-		flags:   searchFlagsDecl(os.Stdout),
+		flags:   searchFlagsDecl,
 	})
 }
 
@@ -30,50 +29,43 @@ type searchFlags struct {
 	asJSON          bool
 }
 
-// runSearch indexes the repository, runs one tool and prints exactly the
-// observation the localization agent would see (or the Result as JSON).
-func runSearch(ctx context.Context, w io.Writer, args []string) error {
-	return runDeclared(ctx, "search", args, searchFlagsDecl(w))
-}
-
 // searchFlagsDecl declares the flags of search and returns the command.
-func searchFlagsDecl(w io.Writer) declare {
-	return func(fs *flag.FlagSet) func(context.Context, []string) error {
-		var f searchFlags
-		fs.StringVar(&f.repo, "repo", ".", "repository to index and search")
-		fs.StringVar(&f.file, "file", "", "file_path: restrict to this file or folder (def, content, child)")
-		fs.StringVar(&f.dir, "dir", "", "dir_path: restrict find_file to this folder")
-		fs.IntVar(&f.start, "start", 0, "start_line of a span (content)")
-		fs.IntVar(&f.end, "end", 0, "end_line of a span (content)")
-		fs.BoolVar(&f.asJSON, "json", false, "print the structured result instead of the observation")
-		return func(ctx context.Context, pos []string) error {
-			if len(pos) == 0 {
-				return usagef("name a tool: file, def, content or child")
-			}
-			if len(pos) > 2 {
-				return usagef("too many arguments %q: quote a snippet that has spaces", pos[2:])
-			}
-			tool, query := pos[0], ""
-			if len(pos) == 2 {
-				query = pos[1]
-			}
-			run, err := cliTool(tool)
-			if err != nil {
-				return err
-			}
-			if err := checkDir("--repo", f.repo); err != nil {
-				return err
-			}
-			ix, err := index.Build(ctx, f.repo, index.Options{})
-			if err != nil {
-				return fmt.Errorf("search %s: %w", f.repo, err)
-			}
-			res := run(search.NewSearcher(ix), query, f)
-			if res.Err != "" {
-				return usagef("%s", cliWords(res.Err))
-			}
-			return printResult(w, res, f.asJSON)
+func searchFlagsDecl(fs *flag.FlagSet) func(context.Context, []string, streams) error {
+	var f searchFlags
+	fs.StringVar(&f.repo, "repo", ".", "repository to index and search")
+	fs.StringVar(&f.file, "file", "", "file_path: restrict to this file or folder (def, content, child)")
+	fs.StringVar(&f.dir, "dir", "", "dir_path: restrict find_file to this folder")
+	fs.IntVar(&f.start, "start", 0, "start_line of a span (content)")
+	fs.IntVar(&f.end, "end", 0, "end_line of a span (content)")
+	fs.BoolVar(&f.asJSON, "json", false, "print the structured result instead of the observation")
+	return func(ctx context.Context, pos []string, std streams) error {
+		w := std.out
+		if len(pos) == 0 {
+			return usagef("name a tool: file, def, content or child")
 		}
+		if len(pos) > 2 {
+			return usagef("too many arguments %q: quote a snippet that has spaces", pos[2:])
+		}
+		tool, query := pos[0], ""
+		if len(pos) == 2 {
+			query = pos[1]
+		}
+		run, err := cliTool(tool)
+		if err != nil {
+			return err
+		}
+		if err := checkDir("--repo", f.repo); err != nil {
+			return err
+		}
+		ix, err := index.Build(ctx, f.repo, index.Options{})
+		if err != nil {
+			return fmt.Errorf("search %s: %w", f.repo, err)
+		}
+		res := run(search.NewSearcher(ix), query, f)
+		if res.Err != "" {
+			return usagef("%s", cliWords(res.Err))
+		}
+		return printResult(w, res, f.asJSON)
 	}
 }
 

@@ -33,7 +33,7 @@ func TestSearchCommand(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			if err := runSearch(context.Background(), &out, tt.args); err != nil {
+			if err := runCommand(context.Background(), "search", tt.args, nil, &out, nil); err != nil {
 				t.Fatalf("search %v: %v", tt.args, err)
 			}
 			for _, w := range tt.want {
@@ -60,7 +60,7 @@ func TestSearchCommandErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var out bytes.Buffer
-		err := runSearch(context.Background(), &out, tt.args)
+		err := runCommand(context.Background(), "search", tt.args, nil, &out, nil)
 		var ue usageError
 		if !errors.As(err, &ue) {
 			t.Errorf("search %v: err %v, want a usage error", tt.args, err)
@@ -77,7 +77,7 @@ func TestSearchCommandErrors(t *testing.T) {
 func TestSearchCommandJSON(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	var out bytes.Buffer
-	if err := runSearch(context.Background(), &out, []string{"--repo", "../testdata/search/shop", "--json", "content", "maxRetries"}); err != nil {
+	if err := runCommand(context.Background(), "search", []string{"--repo", "../testdata/search/shop", "--json", "content", "maxRetries"}, nil, &out, nil); err != nil {
 		t.Fatal(err)
 	}
 	var r search.Result
@@ -96,13 +96,13 @@ func TestSearchCommandUsage(t *testing.T) {
 		{"--repo", "x", "def", "a", "b"},
 		{"--bogus", "def", "a"},
 	} {
-		err := runSearch(context.Background(), &bytes.Buffer{}, args)
+		err := runCommand(context.Background(), "search", args, nil, &bytes.Buffer{}, nil)
 		var ue usageError
 		if !errors.As(err, &ue) {
 			t.Errorf("search %v: err %v, want a usage error", args, err)
 		}
 	}
-	if err := runSearch(context.Background(), &bytes.Buffer{}, []string{"--repo", "/no/such/dir", "def", "a"}); err == nil {
+	if err := runCommand(context.Background(), "search", []string{"--repo", "/no/such/dir", "def", "a"}, nil, &bytes.Buffer{}, nil); err == nil {
 		t.Error("search of a missing repo: no error")
 	}
 }

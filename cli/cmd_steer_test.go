@@ -37,7 +37,7 @@ func TestDemoDenyEverything(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "shop")
 	var out, errb bytes.Buffer
-	err := runDemo(context.Background(), []string{"--headless", "--approve", "deny", "--speed", "0", "--dir", dir}, &out, &errb)
+	err := runCommand(context.Background(), "demo", []string{"--headless", "--approve", "deny", "--speed", "0", "--dir", dir}, nil, &out, &errb)
 	if code := exitCode(err); code != 1 {
 		t.Errorf("exit status %d (%v), want 1", code, err)
 	}
@@ -47,7 +47,7 @@ func TestDemoDenyEverything(t *testing.T) {
 	}
 	pred := filepath.Join(t.TempDir(), "pred.json")
 	var eo, ee bytes.Buffer
-	if code := runMain([]string{"export", sum["id"].(string), "--repo", dir, "--format", "swe-bench", "--out", pred}, &eo, &ee); code != 0 {
+	if code := Main([]string{"export", sum["id"].(string), "--repo", dir, "--format", "swe-bench", "--out", pred}, &eo, &ee); code != 0 {
 		t.Fatalf("export: %d %s", code, ee.String())
 	}
 	var p map[string]any
@@ -95,12 +95,11 @@ func TestCancelledRunAndDemoExitAlike(t *testing.T) {
 		run  func(ctx context.Context, stdout io.Writer) error
 	}{
 		{"demo", func(ctx context.Context, stdout io.Writer) error {
-			return runDemo(ctx, []string{"--headless", "--speed", "0.01", "--dir", filepath.Join(t.TempDir(), "shop")}, stdout, io.Discard)
+			return runCommand(ctx, "demo", []string{"--headless", "--speed", "0.01", "--dir", filepath.Join(t.TempDir(), "shop")}, nil, stdout, io.Discard)
 		}},
 		{"run", func(ctx context.Context, stdout io.Writer) error {
-			return runRun(ctx, []string{"--repo", repo, "--issue", filepath.Join(runSample, "issue.md"), "--headless", "--script-delay", "2m",
-				"--script-localize", filepath.Join(runSample, "localize.json"), "--script-resolve", filepath.Join(runSample, "resolve.json")},
-				strings.NewReader(""), stdout, io.Discard)
+			return runCommand(ctx, "run", []string{"--repo", repo, "--issue", filepath.Join(runSample, "issue.md"), "--headless", "--script-delay", "2m",
+				"--script-localize", filepath.Join(runSample, "localize.json"), "--script-resolve", filepath.Join(runSample, "resolve.json")}, strings.NewReader(""), stdout, io.Discard)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -125,8 +124,8 @@ func TestRunsListsAFinishedLocalize(t *testing.T) {
 	t.Setenv("OPENAI_BASE_URL", "")
 	repo := sampleCheckout(t)
 	var out bytes.Buffer
-	if err := runLocalizeTo(context.Background(), []string{"--repo", repo, "--issue", filepath.Join(runSample, "issue.md"),
-		"--script", filepath.Join(runSample, "localize.json")}, &out); err != nil {
+	if err := runCommand(context.Background(), "localize", []string{"--repo", repo, "--issue", filepath.Join(runSample, "issue.md"),
+		"--script", filepath.Join(runSample, "localize.json")}, nil, &out, nil); err != nil {
 		t.Fatal(err)
 	}
 	runs, err := run.List(context.Background(), repo)

@@ -32,13 +32,13 @@ func TestNoTerminalNoSilentAutoApprove(t *testing.T) {
 		run  func(out, errb *bytes.Buffer) error
 	}{
 		{"run, issue on stdin", func(out, errb *bytes.Buffer) error {
-			return runRun(context.Background(), append([]string{"--repo", repo, "--issue", "-"}, script...), strings.NewReader("the discount is wrong"), out, errb)
+			return runCommand(context.Background(), "run", append([]string{"--repo", repo, "--issue", "-"}, script...), strings.NewReader("the discount is wrong"), out, errb)
 		}},
 		{"run, issue in a file", func(out, errb *bytes.Buffer) error {
-			return runRun(context.Background(), append([]string{"--repo", repo, "--issue", issue, "--approve", "ask"}, script...), strings.NewReader(""), out, errb)
+			return runCommand(context.Background(), "run", append([]string{"--repo", repo, "--issue", issue, "--approve", "ask"}, script...), strings.NewReader(""), out, errb)
 		}},
 		{"demo", func(out, errb *bytes.Buffer) error {
-			return runDemo(context.Background(), []string{"--speed", "0", "--dir", filepath.Join(t.TempDir(), "shop")}, out, errb)
+			return runCommand(context.Background(), "demo", []string{"--speed", "0", "--dir", filepath.Join(t.TempDir(), "shop")}, nil, out, errb)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

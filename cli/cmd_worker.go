@@ -22,8 +22,7 @@ func init() {
 		summary: "run the instances of batches started with 'batch --queue', on this machine",
 		usage: "--queue nats://HOST:PORT --repos DIR [--workers N] [--work DIR] [--name NAME]\n" +
 			"         [--queue-creds FILE | --queue-token-file FILE | --queue-user NAME --queue-password-file FILE] [--queue-wait 5m]",
-		run:    runWorker,
-		flags:  declareOnly(declareWorkerFlags),
+		flags:  withFlags(declareWorkerFlags, runWorker),
 		noRepo: true,
 	})
 }
@@ -43,15 +42,10 @@ func declareWorkerFlags(fs *flag.FlagSet, f *workerFlags) {
 	fs.StringVar(&c.Name, "name", "", "this worker's `name` in records and logs (default: host name and process id)")
 }
 
-func parseWorkerFlags(args []string, getenv func(string) string) (batch.WorkerConfig, error) {
-	var f workerFlags
-	fs := newFlags("worker")
-	declareWorkerFlags(fs, &f)
-	pos, err := parseFlags(fs, args)
+// workerConfig checks the parsed flags together and makes the worker's
+// settings, completed from the environment.
+func workerConfig(f workerFlags, pos []string, getenv func(string) string) (batch.WorkerConfig, error) {
 	c := f.cfg
-	if err != nil {
-		return c, err
-	}
 	switch {
 	case len(pos) > 0:
 		return c, usagef("unexpected argument %q", pos[0])
@@ -68,14 +62,14 @@ func parseWorkerFlags(args []string, getenv func(string) string) (batch.WorkerCo
 
 // runWorker serves every batch on the queue until interrupted; the
 // instances it is running go back on the queue for other workers.
-func runWorker(ctx context.Context, args []string) error {
-	c, err := parseWorkerFlags(args, os.Getenv)
+func runWorker(ctx context.Context, f *workerFlags, pos []string, std streams) error {
+	c, err := workerConfig(*f, pos, os.Getenv)
 	if err != nil {
 		return err
 	}
-	c.Progress = os.Stderr
-	warnSecretInURL(os.Stderr, c.Queue.URL)
-	defer ownLog("worker", os.Stderr)()
+	c.Progress = std.err
+	warnSecretInURL(std.err, c.Queue.URL)
+	defer ownLog("worker", std.err)()
 	return batch.Work(ctx, c)
 }
 

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/swe-adept/swe-adept/eval/batch"
 )
 
 func TestQueueSecrets(t *testing.T) {
@@ -39,7 +41,11 @@ func TestQueueSecrets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := parseWorkerFlags(append(append([]string{}, base...), tt.args...), func(k string) string { return tt.env[k] })
+			f, pos, err := parseAs("worker", declareWorkerFlags, append(append([]string{}, base...), tt.args...))
+			var c batch.WorkerConfig
+			if err == nil {
+				c, err = workerConfig(f, pos, func(k string) string { return tt.env[k] })
+			}
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err %v, want %q", err, tt.err)

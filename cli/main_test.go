@@ -2,6 +2,10 @@ package cli
 
 import (
 	"bytes"
+	"context"
+	"flag"
+	"io"
+	"os"
 	"strings"
 	"testing"
 )
@@ -28,7 +32,7 @@ func TestCLIErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
-			code := runMain(tt.args, &out, &errb)
+			code := Main(tt.args, &out, &errb)
 			if code != tt.wantCode {
 				t.Errorf("exit code = %d, want %d (stderr %q)", code, tt.wantCode, errb.String())
 			}
@@ -88,4 +92,30 @@ func TestHelpDeclaresWithoutRunning(t *testing.T) {
 			t.Errorf("help %s lists no flags:\n%s", name, out.String())
 		}
 	}
+}
+
+// runCommand runs the named command as Main does, minus the process's
+// setup (the log file, signals, restoring crashed runs), with the given
+// streams: nil input is the process's, nil output is discarded.
+func runCommand(ctx context.Context, name string, args []string, in io.Reader, out, errw io.Writer) error {
+	if in == nil {
+		in = os.Stdin
+	}
+	if out == nil {
+		out = io.Discard
+	}
+	if errw == nil {
+		errw = io.Discard
+	}
+	return execute(ctx, commands[name], args, streams{in: in, out: out, err: errw})
+}
+
+// parseAs parses args as the flags declareOn declares, as execute does,
+// for tests of the checks a command makes before it runs.
+func parseAs[T any](name string, declareOn func(*flag.FlagSet, *T), args []string) (T, []string, error) {
+	var f T
+	fs := newFlags(name)
+	declareOn(fs, &f)
+	pos, err := parseFlags(fs, args)
+	return f, pos, err
 }

@@ -49,9 +49,8 @@ func TestHeadlessOutputIsTerminalSafe(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	_ = runRun(context.Background(), []string{"--repo", repo, "--issue", "-", "--headless",
-		"--locations", filepath.Join(runSample, "locations.txt"), "--script-resolve", script},
-		strings.NewReader(hostile+"\n"), &out, &errb)
+	_ = runCommand(context.Background(), "run", []string{"--repo", repo, "--issue", "-", "--headless",
+		"--locations", filepath.Join(runSample, "locations.txt"), "--script-resolve", script}, strings.NewReader(hostile+"\n"), &out, &errb)
 	checkTerminalSafe(t, "headless output", out.String())
 	var issue, reply, observed bool
 	sc := bufio.NewScanner(&out)
@@ -76,14 +75,14 @@ func TestHeadlessOutputIsTerminalSafe(t *testing.T) {
 func checkRunsList(t *testing.T, repo string) {
 	t.Helper()
 	var text, js bytes.Buffer
-	if err := runRuns(context.Background(), []string{"--repo", repo}, &text); err != nil {
+	if err := runCommand(context.Background(), "runs", []string{"--repo", repo}, nil, &text, nil); err != nil {
 		t.Fatal(err)
 	}
 	checkTerminalSafe(t, "runs", text.String())
 	if !strings.Contains(text.String(), "crash␛]0;pwned␇") {
 		t.Errorf("runs does not show the issue as marks:\n%s", text.String())
 	}
-	if err := runRuns(context.Background(), []string{"--repo", repo, "--json"}, &js); err != nil {
+	if err := runCommand(context.Background(), "runs", []string{"--repo", repo, "--json"}, nil, &js, nil); err != nil {
 		t.Fatal(err)
 	}
 	checkTerminalSafe(t, "runs --json", js.String())
@@ -106,7 +105,7 @@ func TestErrorsAreTerminalSafe(t *testing.T) {
 		{"search", "--repo", sampleCheckout(t), "def", "total" + hostile},
 	} {
 		var out, errb bytes.Buffer
-		if code := runMain(args, &out, &errb); code == 0 {
+		if code := Main(args, &out, &errb); code == 0 {
 			t.Fatalf("%s succeeded: %s", args[0], out.String())
 		}
 		checkTerminalSafe(t, args[0]+"'s stderr", errb.String())

@@ -30,9 +30,8 @@ func TestRunSaysUnconfined(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	runRun(context.Background(), []string{"--repo", repo, "--issue", "-", "--headless",
-		"--script-localize", filepath.Join(runSample, "localize.json"), "--script-resolve", filepath.Join(runSample, "resolve.json")},
-		bytes.NewReader(issue), &out, &errb)
+	runCommand(context.Background(), "run", []string{"--repo", repo, "--issue", "-", "--headless",
+		"--script-localize", filepath.Join(runSample, "localize.json"), "--script-resolve", filepath.Join(runSample, "resolve.json")}, bytes.NewReader(issue), &out, &errb)
 	warnings := strings.Count(errb.String(), "commands are NOT confined")
 	if warnings != 1 || !strings.Contains(errb.String(), "no command will run") {
 		t.Errorf("stderr says it %d times, want once with what happens to commands:\n%s", warnings, errb.String())

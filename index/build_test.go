@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -12,10 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swe-adept/swe-adept/internal/golden"
 	"github.com/swe-adept/swe-adept/internal/testtree"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // backdate sets the times of everything under dir to when, as in a
 // checkout whose directories the walk may take from its listing cache.
@@ -82,24 +80,6 @@ func sortedCounts(m map[string]int) string {
 	return strings.Join(parts, " ")
 }
 
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("..", "testdata", "index", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run with -update to create): %v", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from golden; run with -update and review the diff.\n%s", name, lineDiff(string(want), got))
-	}
-}
-
 // lineDiff lists the lines that differ, enough to see what changed.
 func lineDiff(want, got string) string {
 	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
@@ -138,7 +118,7 @@ func TestBuildGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Build: %v", err)
 			}
-			checkGolden(t, name, dump(ix))
+			golden.CheckFile(t, filepath.Join("..", "testdata", "index", name+".golden"), dump(ix))
 		})
 	}
 }

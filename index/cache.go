@@ -240,12 +240,3 @@ func (c *fileCache) saveShard(path string, files []int, res *extractResult) erro
 	}
 	return nil
 }
-
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
-}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/swe-adept/swe-adept/index/parse"
+	"github.com/swe-adept/swe-adept/internal/atomicfile"
 )
 
 // dirListing is what the walk needs from one directory. A directory's
@@ -185,8 +186,8 @@ func decodeDirCache(data []byte) (map[string]*dirListing, error) {
 	return out, nil
 }
 
-// writeAtomic replaces path with data through a temporary file, so a
-// reader never sees half a cache.
+// writeAtomic replaces path with data atomically, so a reader never sees
+// half a cache.
 func writeAtomic(path string, data []byte) error {
 	return writeAtomicFunc(path, func(w io.Writer) error {
 		_, err := w.Write(data)
@@ -194,32 +195,20 @@ func writeAtomic(path string, data []byte) error {
 	})
 }
 
-// writeAtomicFunc replaces path with what write writes, through a
-// temporary file. Large caches are streamed rather than built in memory
+// writeAtomicFunc replaces path atomically with what write writes, making
+// its folder first. Large caches are streamed rather than built in memory
 // first: a fresh buffer as big as the file costs more than writing it.
 func writeAtomicFunc(path string, write func(w io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("save %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".index-*.tmp")
-	if err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	bw := bufio.NewWriterSize(tmp, 256<<10)
-	werr := write(bw)
-	if werr == nil {
-		werr = bw.Flush()
-	}
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil {
-		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("save %s: %w", path, firstErr(werr, cerr))
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.WriteFunc(path, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 256<<10)
+		if err := write(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
 }
 
 // summed writes through to w and keeps the CRC-32C of what it wrote, which

@@ -1,15 +1,12 @@
 package memory
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/swe-adept/swe-adept/internal/golden"
+)
 
 // richMemory is a run in the middle of its work: three hypotheses, one failed with a branch
 // and checkpoints, one in progress, one dropped that keeps its branch.
@@ -71,22 +68,7 @@ func TestOverviewsGolden(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join("testdata", "TestOverviewsGolden", c.name+".golden")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(c.got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if c.got != string(want) {
-				t.Errorf("%s differs from %s:\n--- got\n%s--- want\n%s", c.name, path, c.got, want)
-			}
+			golden.Check(t, "TestOverviewsGolden/"+c.name, c.got)
 		})
 	}
 }

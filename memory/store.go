@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/swe-adept/swe-adept/internal/atomicfile"
 )
 
 // Store keeps a memory in one JSON file. Save replaces the file atomically, so a crash leaves
@@ -22,8 +24,8 @@ func NewStore(path string) *Store { return &Store{path: path} }
 // Path is the file the store writes.
 func (s *Store) Path() string { return s.path }
 
-// Save validates m and writes it: a temporary file in the same directory, synced, renamed over
-// the old file, then the directory synced so the rename itself survives a crash.
+// Save validates m and writes it atomically (atomicfile): a crash leaves the old memory or the
+// new, and after a power cut the new one is there.
 func (s *Store) Save(m *Memory) error {
 	if err := m.Validate(); err != nil {
 		return fmt.Errorf("save memory %s: refusing to write an invalid memory: %w", s.path, err)
@@ -37,49 +39,8 @@ func (s *Store) Save(m *Memory) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("save memory %s: %w", s.path, err)
 	}
-	if err := writeAtomic(s.path, data); err != nil {
-		return fmt.Errorf("save memory %s: %w", s.path, err)
-	}
-	return nil
-}
-
-func writeAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = os.Remove(tmp) // best effort: a leftover temp file is ignored by Load anyway
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		_ = f.Close()
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		_ = f.Close()
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return err
-	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
+	if err := atomicfile.Write(s.path, data); err != nil {
+		return fmt.Errorf("save memory: %w", err)
 	}
 	return nil
 }

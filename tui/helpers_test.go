@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,14 +12,8 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/swe-adept/swe-adept/agent/event"
+	"github.com/swe-adept/swe-adept/internal/golden"
 )
-
-// updating reports -update, the flag that rewrites golden files. It is
-// defined by x/exp/golden, which teatest brings in.
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 func TestMain(m *testing.M) {
 	// Golden views drift across colour profiles: force one.
@@ -81,21 +74,5 @@ func checkGolden(t *testing.T, view string) {
 		lines = append(lines, strings.TrimRight(l, " "))
 	}
 	got := strings.Join(lines, "\n") + "\n"
-	path := filepath.Join("testdata", filepath.FromSlash(t.Name())+".golden")
-	if updating() {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("view differs from %s (run with -update after checking):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	golden.Check(t, t.Name(), got)
 }

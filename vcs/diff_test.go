@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/swe-adept/swe-adept/internal/golden"
 )
 
 // hypothesisRepo builds the shape a resolution run leaves: the original
@@ -208,22 +209,7 @@ func TestPatchGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", t.Name(), "final.patch")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, []byte(patch), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if patch != string(want) {
-		t.Errorf("patch differs from %s:\n%s", golden, patch)
-	}
+	golden.CheckFile(t, filepath.Join("testdata", t.Name(), "final.patch"), patch)
 }
 
 // Paths with spaces, tabs-free unicode and quotes come through status,

@@ -3,7 +3,6 @@ package vcs
 import (
 	"bytes"
 	"context"
-	"flag"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -12,8 +11,6 @@ import (
 	"strings"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // TestMain gives every git command a known identity and no machine-wide
 // config, so the tests pass on a machine with no `git config user.name` and

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/swe-adept/swe-adept/internal/atomicfile"
 )
 
 // A manual session: the hypothesis tools run by hand in the engineer's checkout
@@ -117,5 +119,7 @@ func writeLockPID(co *Repo, runID string, pid int) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(lockPath(co), data, 0o644)
+	// Replaced, not rewritten in place: a crash mid-write must not leave a
+	// lock nobody can read, since this one outlives the process.
+	return atomicfile.Write(lockPath(co), data)
 }

@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/swe-adept/swe-adept/internal/atomicfile"
 )
 
 // recordDiffers lists the recorded untracked and ignored paths whose bytes,
@@ -212,10 +214,10 @@ func (r *Repo) restoreOrigHead(rec *checkoutRecord) error {
 	if b, err := os.ReadFile(path); err == nil && string(b) == *rec.OrigHead {
 		return nil
 	}
-	if err := os.WriteFile(path+".swe-adept", []byte(*rec.OrigHead), 0o644); err != nil {
+	if err := atomicfile.Write(path, []byte(*rec.OrigHead)); err != nil {
 		return fmt.Errorf("put ORIG_HEAD back: %w", err)
 	}
-	return os.Rename(path+".swe-adept", path)
+	return nil
 }
 
 // origHeadDiffers: ORIG_HEAD is not as recorded.

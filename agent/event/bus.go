@@ -15,7 +15,7 @@ type Bus struct {
 	mu      sync.Mutex
 	seq     int
 	log     io.Writer
-	subs    []chan Event
+	subs    []*subscriber
 	closed  bool
 	now     func() time.Time
 	dropped int
@@ -25,14 +25,23 @@ type Bus struct {
 // NewBus returns a bus that appends every event as a JSON line to log (nil: no log).
 func NewBus(log io.Writer) *Bus { return &Bus{log: log, now: time.Now} }
 
+// subscriber is one Subscribe channel and the terminal events waiting for
+// room in it. While any wait, one goroutine (deliver) hands them over
+// outside b.mu, and it, not Close, closes the channel.
+type subscriber struct {
+	ch         chan Event
+	waiting    []Event
+	delivering bool
+}
+
 // Subscribe returns a channel that receives every later event. Its buffer is
 // large so agents rarely wait on a slow screen; it is closed by Close.
 func (b *Bus) Subscribe() <-chan Event {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	ch := make(chan Event, 4096)
-	b.subs = append(b.subs, ch)
-	return ch
+	s := &subscriber{ch: make(chan Event, 4096)}
+	b.subs = append(b.subs, s)
+	return s.ch
 }
 
 // Emit stamps, persists and publishes e, and returns it as stamped. An
@@ -56,25 +65,55 @@ func (b *Bus) Emit(e Event) Event {
 			_, _ = b.log.Write(append(line, '\n'))
 		}
 	}
-	for _, ch := range b.subs {
-		b.send(ch, e)
+	for _, s := range b.subs {
+		b.send(s, e)
 	}
 	return e
 }
 
-// send hands e to one subscriber. A subscriber whose buffer is full (it
-// stopped reading) loses ordinary events rather than stalling the agents;
-// events.jsonl still has them. Terminal events (approvals, errors, done)
-// are never dropped: they wait for room.
-func (b *Bus) send(ch chan Event, e Event) {
-	if e.Terminal() {
-		ch <- e
+// send hands e to one subscriber; callers hold b.mu. A subscriber whose
+// buffer is full (it stopped reading) loses ordinary events rather than
+// stalling the agents; events.jsonl still has them. Terminal events
+// (approvals, errors, done) are never dropped: they wait for room in a
+// goroutine of their own, never under b.mu, where a send would stall every
+// agent and screen on one stuck reader. An ordinary event behind a waiting
+// one is lost too, so a subscriber sees its events in order.
+func (b *Bus) send(s *subscriber, e Event) {
+	if len(s.waiting) == 0 {
+		select {
+		case s.ch <- e:
+			return
+		default:
+		}
+	}
+	if !e.Terminal() {
+		b.dropped++
 		return
 	}
-	select {
-	case ch <- e:
-	default:
-		b.dropped++
+	s.waiting = append(s.waiting, e)
+	if !s.delivering {
+		s.delivering = true
+		go b.deliver(s)
+	}
+}
+
+// deliver hands s its waiting terminal events in order, each as room
+// appears, and closes its channel if the bus closed meanwhile.
+func (b *Bus) deliver(s *subscriber) {
+	for {
+		b.mu.Lock()
+		if len(s.waiting) == 0 {
+			s.delivering = false
+			if b.closed {
+				close(s.ch)
+			}
+			b.mu.Unlock()
+			return
+		}
+		e := s.waiting[0]
+		s.waiting = s.waiting[1:]
+		b.mu.Unlock()
+		s.ch <- e
 	}
 }
 
@@ -105,7 +144,8 @@ func (b *Bus) Dropped() int {
 	return b.dropped
 }
 
-// Close ends every subscription.
+// Close ends every subscription. A subscriber still waiting for terminal
+// events gets them first: its channel closes after the last one.
 func (b *Bus) Close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -113,8 +153,10 @@ func (b *Bus) Close() {
 		return
 	}
 	b.closed = true
-	for _, ch := range b.subs {
-		close(ch)
+	for _, s := range b.subs {
+		if !s.delivering {
+			close(s.ch)
+		}
 	}
 }
 

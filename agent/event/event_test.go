@@ -231,3 +231,50 @@ func TestAnswerCountsOnceAcrossCopies(t *testing.T) {
 		t.Fatal("two live questions with one id are the same")
 	}
 }
+
+// TestBusTerminalEventToAFullSubscriberHoldsNoLock: a terminal event for a
+// subscriber whose buffer is full waits for room without holding the bus,
+// so other agents keep publishing and a screen can still subscribe; the
+// event still arrives, after what was buffered and in order.
+func TestBusTerminalEventToAFullSubscriberHoldsNoLock(t *testing.T) {
+	b := NewBus(nil)
+	full := b.Subscribe()
+	for len(full) < cap(full) {
+		b.Emit(Event{Type: ToolCall})
+	}
+	t.Cleanup(func() { // make room for a bus that waits for it, so the test ends
+		go func() {
+			for range full {
+			}
+		}()
+		b.Close()
+	})
+	finished := make(chan string, 4)
+	go func() { b.Emit(Event{Type: Done}); finished <- "the terminal emit" }()
+	go func() { b.Emit(Event{Type: ToolCall}); finished <- "an ordinary emit" }()
+	go func() { b.Emit(Event{Type: Error, Text: "boom"}); finished <- "a second terminal emit" }()
+	go func() { b.Subscribe(); finished <- "a subscribe" }()
+	timeout := time.After(5 * time.Second)
+	for range 4 {
+		select {
+		case <-finished:
+		case <-timeout:
+			t.Fatal("the bus stalled behind a full subscriber while delivering a terminal event")
+		}
+	}
+	b.Close()
+	var terminal []Type
+	last := 0
+	for e := range full {
+		if e.Seq <= last {
+			t.Fatalf("event %d arrived after event %d", e.Seq, last)
+		}
+		last = e.Seq
+		if e.Terminal() {
+			terminal = append(terminal, e.Type)
+		}
+	}
+	if len(terminal) != 2 {
+		t.Errorf("terminal events delivered %v, want done and error both", terminal)
+	}
+}

@@ -4,15 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/swe-adept/swe-adept/internal/golden"
+)
 
 var searchTool = Tool{
 	Name:        "search",
@@ -142,7 +140,7 @@ func TestOpenAIRequestBody(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkGolden(t, filepath.Join("..", "..", "testdata", "llm", "request_tools.golden.json"), append(got, '\n'))
+			golden.CheckFile(t, filepath.Join("..", "..", "testdata", "llm", "request_tools.golden.json"), string(got)+"\n")
 		})
 	}
 }
@@ -158,22 +156,6 @@ func TestReasoningModelRequest(t *testing.T) {
 	}
 	if body["max_completion_tokens"] != float64(256) || body["max_tokens"] != nil {
 		t.Errorf("max tokens = %v / %v, want max_completion_tokens 256", body["max_completion_tokens"], body["max_tokens"])
-	}
-}
-
-func checkGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (run with -update to accept):\n%s", path, got)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,9 +15,8 @@ import (
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/index"
 	"github.com/swe-adept/swe-adept/index/search"
+	"github.com/swe-adept/swe-adept/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 const sampleRepo = "../../testdata/localize/shop"
 
@@ -217,22 +215,7 @@ func checkGolden(t *testing.T, name string, loc *Locations) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", t.Name(), name+".golden")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run with -update): %v", err)
-	}
-	if string(want) != string(got)+"\n" {
-		t.Errorf("%s differs from golden:\n%s", path, got)
-	}
+	golden.Check(t, t.Name()+"/"+name, string(got)+"\n")
 }
 
 func TestLoopGuardAndRepair(t *testing.T) {

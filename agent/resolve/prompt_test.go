@@ -1,13 +1,10 @@
 package resolve
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/swe-adept/swe-adept/internal/golden"
+)
 
 // TestPromptsGolden keeps the prompts reviewable: a change shows up as a
 // diff of the golden files.
@@ -22,22 +19,7 @@ func TestPromptsGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join("testdata", t.Name()+".golden")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(tt.got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if string(want) != tt.got {
-				t.Errorf("%s differs from %s:\n%s", tt.name, path, tt.got)
-			}
+			golden.Check(t, t.Name(), tt.got)
 		})
 	}
 }

@@ -3,7 +3,6 @@ package export
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,10 +11,9 @@ import (
 
 	"github.com/swe-adept/swe-adept/agent/llm"
 	"github.com/swe-adept/swe-adept/agent/runfolder"
+	"github.com/swe-adept/swe-adept/internal/golden"
 	"github.com/swe-adept/swe-adept/internal/testtree"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestAction(t *testing.T) {
 	tests := []struct {
@@ -192,7 +190,7 @@ func TestSWEAgentFormat(t *testing.T) {
 	if stats["priced"] != false {
 		t.Fatal("an unpriced localizer must leave the run unpriced")
 	}
-	checkGolden(t, "swe-agent.traj", bytes.ReplaceAll(raw, []byte(filepath.Dir(dir)), []byte("TMP")))
+	golden.Check(t, t.Name()+"/swe-agent.traj", string(bytes.ReplaceAll(raw, []byte(filepath.Dir(dir)), []byte("TMP"))))
 }
 
 func TestSWEAgentWithoutTranscriptOrSummary(t *testing.T) {
@@ -332,26 +330,6 @@ func TestLoadNotARun(t *testing.T) {
 	}
 	if _, err := Load(filepath.Join(t.TempDir(), "missing")); err == nil {
 		t.Fatal("a missing folder loaded")
-	}
-}
-
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	p := filepath.Join("testdata", t.Name(), name+".golden")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s differs from the golden file; run with -update to see the diff in git", name)
 	}
 }
 

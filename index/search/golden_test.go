@@ -2,18 +2,16 @@ package search
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/swe-adept/swe-adept/internal/golden"
 )
 
 // goldenDir holds one file per tool call: the call, then the observation.
 const goldenDir = "../../testdata/search/golden"
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // call is one tool call of a golden case, as a model would send it.
 type call struct {
@@ -129,7 +127,7 @@ func runGolden(t *testing.T, s *Searcher, prefix string, calls []call) {
 			if strings.HasPrefix(c.name, "err_") != (r.Mode == ModeError) {
 				t.Errorf("mode %s for case %s: error cases are named err_", r.Mode, c.name)
 			}
-			compareGolden(t, filepath.Join(goldenDir, prefix+c.name+".golden"), renderCall(c, r))
+			golden.CheckFile(t, filepath.Join(goldenDir, prefix+c.name+".golden"), renderCall(c, r))
 		})
 	}
 }
@@ -188,25 +186,5 @@ func checkResult(t *testing.T, r Result) {
 	}
 	if len(r.Hits) > MaxHits && r.Mode != ModeEnumerate && r.Mode != ModeSpan {
 		t.Errorf("%d hits shown, over %d", len(r.Hits), MaxHits)
-	}
-}
-
-func compareGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run with -update to create it): %v", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs (run with -update to accept)\n--- want\n%s\n--- got\n%s", path, want, got)
 	}
 }

@@ -1,5 +1,6 @@
-// Package atomicfile writes run artifacts so that a reader, or a run killed
-// mid-write, never sees half a file: the data goes to a temporary file with
+// Package atomicfile is the one way swe-adept replaces a file that must
+// survive (run artifacts, memory, run state, caches, every --out), so that
+// a reader, or a process killed mid-write, never sees half a file: the data goes to a temporary file with
 // a name of its own beside the target, is synced, and is renamed over it;
 // then the folder is synced, so that after a power cut the new name is
 // there too, not only the data.
@@ -9,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -22,31 +24,101 @@ var ErrNotRegular = errors.New("not a regular file")
 // but a regular file (or nothing), and the new file keeps the old one's
 // mode.
 func Write(path string, data []byte) error {
+	return WriteFunc(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFunc replaces path atomically with what write writes, as Write
+// does, for content too large to build in memory first. Writes reach the
+// file unbuffered: a caller that writes in small pieces buffers them. If
+// write fails, path is left as it was.
+func WriteFunc(path string, write func(w io.Writer) error) error {
+	f, err := Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if err := write(f); err != nil {
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	return f.Commit()
+}
+
+// File is the new content of a file, written over time and shown at its
+// name only by Commit. A file abandoned without Commit (Abort) leaves the
+// old one as it was.
+type File struct {
+	path string
+	tmp  *os.File
+	done bool
+}
+
+// Create starts replacing path. It fails at once where Commit would: the
+// target is not a regular file, or its folder cannot hold a new file. The
+// new file keeps the old one's mode (0644 if there is none).
+func Create(path string) (*File, error) {
 	mode := os.FileMode(0o644)
 	if fi, err := os.Lstat(path); err == nil {
-		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("save %s: %w (it is a %s); name a file to write", path, ErrNotRegular, kind(fi.Mode()))
+		if err := regular(path, fi); err != nil {
+			return nil, err
 		}
 		mode = fi.Mode().Perm()
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
 	if err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
+		return nil, fmt.Errorf("save %s: %w", path, err)
 	}
-	defer os.Remove(tmp.Name())
 	if err := tmp.Chmod(mode); err != nil {
 		tmp.Close()
-		return fmt.Errorf("save %s: %w", path, err)
+		os.Remove(tmp.Name())
+		return nil, fmt.Errorf("save %s: %w", path, err)
 	}
-	_, werr := tmp.Write(data)
-	if err := errors.Join(werr, tmp.Sync(), tmp.Close()); err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
+	return &File{path: path, tmp: tmp}, nil
+}
+
+// Write adds p to the new content.
+func (f *File) Write(p []byte) (int, error) { return f.tmp.Write(p) }
+
+// Commit syncs the new content, renames it over the target and syncs the
+// folder. It refuses a target that became a special file since Create.
+func (f *File) Commit() error {
+	if f.done {
+		return fmt.Errorf("save %s: already committed or abandoned", f.path)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
+	f.done = true
+	defer os.Remove(f.tmp.Name()) // after the rename: nothing there
+	if err := errors.Join(f.tmp.Sync(), f.tmp.Close()); err != nil {
+		return fmt.Errorf("save %s: %w", f.path, err)
 	}
-	if err := syncDir(filepath.Dir(path)); err != nil {
-		return fmt.Errorf("save %s: sync its folder: %w", path, err)
+	if fi, err := os.Lstat(f.path); err == nil {
+		if err := regular(f.path, fi); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(f.tmp.Name(), f.path); err != nil {
+		return fmt.Errorf("save %s: %w", f.path, err)
+	}
+	if err := syncDir(filepath.Dir(f.path)); err != nil {
+		return fmt.Errorf("save %s: sync its folder: %w", f.path, err)
+	}
+	return nil
+}
+
+// Abort abandons the new content; after Commit it does nothing.
+func (f *File) Abort() {
+	if f.done {
+		return
+	}
+	f.done = true
+	f.tmp.Close()
+	os.Remove(f.tmp.Name())
+}
+
+func regular(path string, fi os.FileInfo) error {
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("save %s: %w (it is a %s); name a file to write", path, ErrNotRegular, kind(fi.Mode()))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package atomicfile
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -56,5 +57,99 @@ func TestWriteRefusesWhatItWouldDestroy(t *testing.T) {
 	}
 	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode %v, want the old 0600", fi.Mode().Perm())
+	}
+}
+
+// TestWriteFuncKeepsTheOldFileWhenWritingFails: content streamed by the
+// caller replaces the file only when the caller finishes without error.
+func TestWriteFuncKeepsTheOldFileWhenWritingFails(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "cache.bin")
+	if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	broken := errors.New("encoder broke")
+	err := WriteFunc(p, func(w io.Writer) error {
+		if _, err := io.WriteString(w, "half of the new"); err != nil {
+			return err
+		}
+		return broken
+	})
+	if !errors.Is(err, broken) {
+		t.Fatalf("WriteFunc = %v, want the writer's error", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "old" {
+		t.Errorf("after a failed write the file holds %q, want the old content", b)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("temporary files left behind: %v", entries)
+	}
+	err = WriteFunc(p, func(w io.Writer) error {
+		for _, piece := range []string{"new ", "in ", "pieces"} {
+			if _, err := io.WriteString(w, piece); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if b, _ := os.ReadFile(p); err != nil || string(b) != "new in pieces" {
+		t.Errorf("streamed write: %q, %v", b, err)
+	}
+}
+
+// TestCreateShowsNothingUntilCommit: a file written over a long time (a
+// prediction a line at a time) is invisible at its name until Commit, an
+// Abort leaves the old file, and a special file put at the name meanwhile
+// is refused at Commit, not replaced.
+func TestCreateShowsNothingUntilCommit(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "preds.jsonl")
+	f, err := Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(f, "{}\n"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the file is visible before Commit: %v", err)
+	}
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	f.Abort() // after Commit: nothing to undo
+	if b, _ := os.ReadFile(p); string(b) != "{}\n" {
+		t.Errorf("committed %q", b)
+	}
+
+	f, err = Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(f, "discarded")
+	f.Abort()
+	if b, _ := os.ReadFile(p); string(b) != "{}\n" {
+		t.Errorf("after Abort the file holds %q", b)
+	}
+
+	f, err = Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(p)
+	if err := os.Symlink(filepath.Join(dir, "elsewhere"), p); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Commit(); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("Commit over a symlink put there meanwhile = %v, want ErrNotRegular", err)
+	}
+	if fi, err := os.Lstat(p); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Error("the symlink was replaced")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("temporary files left behind: %v", entries)
+	}
+	if _, err := Create(filepath.Join(dir, "no", "such", "x")); err == nil {
+		t.Error("Create in a missing folder must fail at once")
 	}
 }
