@@ -23,7 +23,8 @@ func init() {
 		name:    "demo",
 		summary: "watch both agents fix a bug in a bundled sample repository (scripted model: no API key, no network)",
 		usage: "[--speed 1.0] [--approve ask|auto|deny] [--headless] [--dir DIR | --repo DIR [--issue FILE|-]]\n" +
-			"         [--sandbox auto|strict|off] [--allow-net] [--allow-write PATH]...",
+			"         [--sandbox auto|strict|off] [--allow-net] [--allow-write PATH]... [--allow-read PATH]... [--pass-env NAME]...\n" +
+			"         [--max-memory SIZE] [--max-procs N] [--max-tmp SIZE] [--max-file SIZE] [--max-disk SIZE] [--max-output SIZE]",
 		noRepo: true,
 		flags:  withFlags(declareDemoFlags, runDemo),
 	})
