@@ -32,6 +32,16 @@ func workspace(t *testing.T) (ws, home string) {
 	if err := os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("PRIVATE KEY"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// New asks the go command where its caches are; in a fresh home it may
+	// start a telemetry process that outlives it and writes into the home
+	// while the test removes it. Telemetry off: it writes nothing.
+	mode := filepath.Join(home, ".config", "go", "telemetry", "mode")
+	if err := os.MkdirAll(filepath.Dir(mode), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mode, []byte("off"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
