@@ -8,11 +8,15 @@ import (
 	"syscall"
 )
 
-const helperEnv = "SWE_ADEPT_SANDBOX_SPEC"
+const helperEnv = "SWE_ADEPT_SANDBOX_PROGRAM"
 
 // Confinement is Linux's: New refuses before any of these is used.
 
-func (s spec) encode() (string, error) { return "", errors.New("no sandbox on this system") }
+type program struct{}
+
+func (program) encode() string { return "" }
+
+func (s spec) compile() (*program, error) { return nil, errors.New("no sandbox on this system") }
 
 // ABI is 0: Landlock is Linux's.
 func ABI() int { return 0 }
