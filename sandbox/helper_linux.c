@@ -77,7 +77,6 @@ struct sa_fprog {
 
 #define MAX_STRS 5
 #define MAX_NUMS 4
-#define MAX_SLOTS 64
 
 struct op {
 	int code, flags;
@@ -474,7 +473,7 @@ __attribute__((constructor)) static void sandboxHelper(int argc, char **argv, ch
 		die("working directory", errno);
 	size_t n, at = 0;
 	unsigned char *prog = decode(text, &n);
-	struct slot slots[MAX_SLOTS];
+	static struct slot slots[MAX_SLOTS];
 	for (int i = 0; i < MAX_SLOTS; i++)
 		slots[i].fd = -1;
 	int ruleset = -1, prevOK = 1;

@@ -37,6 +37,9 @@ func (s spec) compile() (*program, error) {
 	if err := s.landlock(prog, p); err != nil {
 		return nil, err
 	}
+	if prog.slots > maxSlots {
+		return nil, fmt.Errorf("sandbox: %d paths to show again inside the covers, at most %d: allow fewer", prog.slots, maxSlots)
+	}
 	prog.op(opCloseInherited, 0, "close inherited descriptors", nil)
 	f, err := filter()
 	if err != nil {

@@ -27,6 +27,9 @@ enum {
 	OP_SECCOMP,        // filter (struct sock_filter, native order)
 };
 
+// MAX_SLOTS bounds the trees one program captures.
+#define MAX_SLOTS 1024
+
 enum {
 	FLAG_OPTIONAL = 1, // a failure is not fatal
 	FLAG_IF_PREV = 2,  // run only if the op before it ran and succeeded

@@ -35,6 +35,9 @@ const (
 	opSeccomp        = opCode(C.OP_SECCOMP)
 )
 
+// maxSlots bounds the trees one program captures.
+const maxSlots = C.MAX_SLOTS
+
 // Op flags.
 const (
 	optional = uint8(C.FLAG_OPTIONAL) // a failure is not fatal
