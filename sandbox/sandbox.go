@@ -186,6 +186,23 @@ func Check(o Options) error {
 	return err
 }
 
+// Unconfined says, before anything runs, why commands will not be
+// confined with o; "" when they will be, or when o turns confinement
+// off. Strict mode's refusal is the error.
+func Unconfined(o Options) (string, error) {
+	if o.Mode == Off {
+		return "", nil
+	}
+	err := Check(o)
+	switch {
+	case err == nil:
+		return "", nil
+	case o.Mode == Strict:
+		return "", fmt.Errorf("--sandbox strict: %w", err)
+	}
+	return err.Error(), nil
+}
+
 func check(o Options) error {
 	dir, err := os.MkdirTemp("", "swe-adept-check-*")
 	if err != nil {
