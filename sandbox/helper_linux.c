@@ -359,13 +359,45 @@ static void mirror(pid_t child) {
 	_exit(128 + sig);
 }
 
+// The helper's state, shared with the child it starts (which runs in
+// the helper's memory until it execs).
+static struct {
+	unsigned char *prog;
+	size_t n, at;
+	struct slot slots[MAX_SLOTS];
+	int ruleset, prevOK;
+	int alive[2]; // the helper holds the write end while it lives
+	char *cwd, **argv, **envp;
+} h;
+
+static void interpret(void);
+
+// child is the command's first process: it dies with the helper, then
+// runs the rest of the program.
+static int child(void *unused) {
+	(void)unused;
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		die("die with the helper", errno);
+	// The helper may have died before the line above: its end of the
+	// pipe is then closed.
+	close(h.alive[1]);
+	struct pollfd p = {.fd = h.alive[0], .events = POLLIN};
+	if (poll(&p, 1, 0) != 0)
+		_exit(126);
+	close(h.alive[0]);
+	interpret();
+	return 126; // interpret execs or dies
+}
+
 // namespaces enters new user, mount and (unless flags leave it out)
-// network namespaces, then forks the first process of a new pid
-// namespace, which returns to run the rest of the program. The helper
-// itself waits for it and ends as it ends. The child dies with the
-// helper: killing the helper (or its process group) ends the command and
-// everything it started.
+// network namespaces, then starts the first process of a new pid
+// namespace, which runs the rest of the program. The helper itself waits
+// for it and ends as it ends. The child dies with the helper: killing the
+// helper (or its process group) ends the command and everything it
+// started. The child shares the helper's memory until it execs (the
+// helper waits meanwhile), so starting it copies no page tables.
 static int namespaces(struct op *o) {
+	static char stack[256 << 10] __attribute__((aligned(16)));
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | (int)o->n[0]) < 0)
@@ -375,29 +407,17 @@ static int namespaces(struct op *o) {
 		return err;
 	if (unshare(CLONE_NEWPID) < 0)
 		return errno;
-	int alive[2];
-	if (pipe2(alive, O_CLOEXEC) < 0)
+	if (pipe2(h.alive, O_CLOEXEC) < 0)
 		return errno;
-	pid_t child = fork();
-	if (child < 0)
+	pid_t pid = clone(child, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
+	if (pid < 0)
 		return errno;
-	if (child > 0) {
-		close(alive[0]);
-		mirror(child);
-	}
-	close(alive[1]);
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-		return errno;
-	// The helper may have died before the line above: its end of the
-	// pipe is then closed.
-	struct pollfd p = {.fd = alive[0], .events = POLLIN};
-	if (poll(&p, 1, 0) != 0)
-		_exit(126);
-	close(alive[0]);
-	return 0;
+	close(h.alive[0]);
+	mirror(pid);
+	return 0; // not reached
 }
 
-static int run(struct op *o, struct slot *slots, int *ruleset, const char *cwd) {
+static int run(struct op *o) {
 	switch (o->code) {
 	case OP_NAMESPACES:
 		return namespaces(o);
@@ -408,9 +428,9 @@ static int run(struct op *o, struct slot *slots, int *ruleset, const char *cwd) 
 	case OP_BIND:
 		return bindMount(o->s[1], o->s[2], o->n[0]);
 	case OP_CAPTURE:
-		return capture(o, slots);
+		return capture(o, h.slots);
 	case OP_PUT:
-		return put(o, slots);
+		return put(o, h.slots);
 	case OP_MKDIR:
 		if (o->n[1])
 			return mkdirAll(o->s[1], o->n[0]);
@@ -418,24 +438,24 @@ static int run(struct op *o, struct slot *slots, int *ruleset, const char *cwd) 
 	case OP_SYMLINK:
 		return symlink(o->s[1], o->s[2]) < 0 ? errno : 0;
 	case OP_CHDIR:
-		return chdir(cwd) < 0 ? errno : 0;
+		return chdir(h.cwd) < 0 ? errno : 0;
 	case OP_RLIMIT: {
 		struct rlimit r = {.rlim_cur = o->n[1], .rlim_max = o->n[1]};
 		return setrlimit(o->n[0], &r) < 0 ? errno : 0;
 	}
 	case OP_RULESET: {
 		struct sa_ruleset_attr a = {.handled_fs = o->n[0], .scoped = o->n[1]};
-		*ruleset = syscall(SYS_landlock_create_ruleset, &a, sizeof a, 0);
-		return *ruleset < 0 ? errno : 0;
+		h.ruleset = syscall(SYS_landlock_create_ruleset, &a, sizeof a, 0);
+		return h.ruleset < 0 ? errno : 0;
 	}
 	case OP_RULE:
-		return landlockRule(*ruleset, o);
+		return landlockRule(h.ruleset, o);
 	case OP_RESTRICT:
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 			return errno;
-		if (syscall(SYS_landlock_restrict_self, *ruleset, 0) < 0)
+		if (syscall(SYS_landlock_restrict_self, h.ruleset, 0) < 0)
 			return errno;
-		close(*ruleset);
+		close(h.ruleset);
 		return 0;
 	case OP_CLOSE_INHERITED:
 		return closeInherited();
@@ -460,6 +480,24 @@ static char **without(char **envp) {
 	return out;
 }
 
+// interpret runs the program's ops from where it stands, then execs the
+// command.
+static void interpret(void) {
+	struct op o;
+	while (next(h.prog, h.n, &h.at, &o)) {
+		if ((o.flags & FLAG_IF_PREV) && !h.prevOK)
+			continue; // prevOK stays false: what depends on a skipped op is skipped too
+		int err = run(&o);
+		h.prevOK = err == 0;
+		if (err && !(o.flags & FLAG_OPTIONAL))
+			die(o.s[0], err);
+	}
+	execvpe(h.argv[1], h.argv + 1, without(h.envp));
+	char what[4200];
+	snprintf(what, sizeof what, "exec %s", h.argv[1]);
+	die(what, errno);
+}
+
 __attribute__((constructor)) static void sandboxHelper(int argc, char **argv, char **envp) {
 	const char *text = getenv(HELPER_ENV);
 	if (!text)
@@ -468,26 +506,15 @@ __attribute__((constructor)) static void sandboxHelper(int argc, char **argv, ch
 		die("helper", EINVAL);
 	// The working directory is looked up before the mounts and entered
 	// again through them.
-	char *cwd = getcwd(NULL, 0);
-	if (!cwd)
+	h.cwd = getcwd(NULL, 0);
+	if (!h.cwd)
 		die("working directory", errno);
-	size_t n, at = 0;
-	unsigned char *prog = decode(text, &n);
-	static struct slot slots[MAX_SLOTS];
+	h.argv = argv;
+	h.envp = envp;
+	h.prog = decode(text, &h.n);
 	for (int i = 0; i < MAX_SLOTS; i++)
-		slots[i].fd = -1;
-	int ruleset = -1, prevOK = 1;
-	struct op o;
-	while (next(prog, n, &at, &o)) {
-		if ((o.flags & FLAG_IF_PREV) && !prevOK)
-			continue; // prevOK stays false: what depends on a skipped op is skipped too
-		int err = run(&o, slots, &ruleset, cwd);
-		prevOK = err == 0;
-		if (err && !(o.flags & FLAG_OPTIONAL))
-			die(o.s[0], err);
-	}
-	execvpe(argv[1], argv + 1, without(envp));
-	char what[4200];
-	snprintf(what, sizeof what, "exec %s", argv[1]);
-	die(what, errno);
+		h.slots[i].fd = -1;
+	h.ruleset = -1;
+	h.prevOK = 1;
+	interpret();
 }
