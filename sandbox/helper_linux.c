@@ -389,8 +389,9 @@ static int child(void *unused) {
 	return 126; // interpret execs or dies
 }
 
-// namespaces enters new user, mount and (unless flags leave it out)
-// network namespaces, then starts the first process of a new pid
+// namespaces enters the namespaces the flags name (new user, mount and
+// network namespaces, or only a mount namespace where the others were
+// joined), then starts the first process of a new pid
 // namespace, which runs the rest of the program. The helper itself waits
 // for it and ends as it ends. The child dies with the helper: killing the
 // helper (or its process group) ends the command and everything it
@@ -400,9 +401,9 @@ static int namespaces(struct op *o) {
 	static char stack[256 << 10] __attribute__((aligned(16)));
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | (int)o->n[0]) < 0)
+	if (unshare((int)o->n[0]) < 0)
 		return errno;
-	int err = mapSelf(uid, gid);
+	int err = o->n[1] ? mapSelf(uid, gid) : 0;
 	if (err)
 		return err;
 	if (unshare(CLONE_NEWPID) < 0)
@@ -419,6 +420,11 @@ static int namespaces(struct op *o) {
 
 static int run(struct op *o) {
 	switch (o->code) {
+	case OP_JOIN: {
+		int err = setns((int)o->n[0], (int)o->n[1]) < 0 ? errno : 0;
+		close((int)o->n[0]);
+		return err;
+	}
 	case OP_NAMESPACES:
 		return namespaces(o);
 	case OP_WRITE:

@@ -14,13 +14,9 @@ import (
 // the working directory through it, set the limits, restrict with
 // Landlock, close what was inherited and load the seccomp filter. The
 // helper then execs the command.
-func (s spec) compile() (*program, error) {
+func (s spec) compile(held *heldNS) (*program, error) {
 	prog := &program{}
-	var netns uint64 = unix.CLONE_NEWNET
-	if s.Net {
-		netns = 0
-	}
-	prog.op(opNamespaces, 0, "new namespaces", nil, netns)
+	held.enter(prog, s.Net)
 	// Joined before anything forks, so every process counts.
 	for _, cg := range s.Cgroups {
 		prog.op(opWrite, 0, "join cgroup "+cg, []string{filepath.Join(cg, "cgroup.procs"), "0"})

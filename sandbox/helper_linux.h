@@ -10,7 +10,8 @@
 // number (64-bit little-endian). The first string says what the op is
 // for, in errors.
 enum {
-	OP_NAMESPACES = 1, // ; more clone flags: new user, mount, pid (and more) namespaces, the rest in a child
+	OP_JOIN = 1,       // ; descriptor, namespace type: join a namespace held open for the policy
+	OP_NAMESPACES,     // ; unshare flags, map ourselves (a new user namespace): then a new pid namespace, the rest in a child
 	OP_WRITE,          // path, data: write data to an existing file (join a cgroup)
 	OP_MOUNT,          // source, target, fstype, data; flags
 	OP_BIND,           // source, target; extra remount flags

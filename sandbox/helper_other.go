@@ -16,7 +16,13 @@ type program struct{}
 
 func (program) encode() string { return "" }
 
-func (s spec) compile() (*program, error) { return nil, errors.New("no sandbox on this system") }
+func (s spec) compile(*heldNS) (*program, error) { return nil, errors.New("no sandbox on this system") }
+
+type heldNS struct{}
+
+func holdNamespaces(bool) (*heldNS, error) { return nil, errors.ErrUnsupported }
+func (h *heldNS) extraFiles() []*os.File   { return nil }
+func (h *heldNS) close()                   {}
 
 // ABI is 0: Landlock is Linux's.
 func ABI() int { return 0 }

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"os"
@@ -111,4 +112,73 @@ func exitCode(err error) int {
 		return -1
 	}
 	return 0
+}
+
+// TestHeldNamespaces: the commands of one policy join the user and
+// network namespaces held for it, neither the host's; each still gets
+// mount and pid namespaces of its own. (The first command is still
+// running when the second looks: a namespace's number can be reused once
+// it is gone.)
+func TestHeldNamespaces(t *testing.T) {
+	ws, _ := workspace(t)
+	p := policy(t, ws, Options{})
+	if p.held == nil {
+		t.Skip("this kernel would not let commands join held namespaces: each makes its own")
+	}
+	const show = "for n in user net mnt pid; do echo $n $(readlink /proc/self/ns/$n); done"
+	first, err := p.Command(os.Environ(), "bash", "-c", show+"; read _")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Dir = ws
+	stdin, err := first.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := first.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		stdin.Close()
+		first.Wait()
+	}()
+	r := bufio.NewReader(stdout)
+	var lines []string
+	for range 4 {
+		l, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("the first command: %v", err)
+		}
+		lines = append(lines, l)
+	}
+	out, err := run(t, p, ws, show)
+	if err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	a, b := namespaceIDs(strings.Join(lines, "")), namespaceIDs(out)
+	for _, n := range []string{"user", "net", "mnt", "pid"} {
+		host, err := os.Readlink("/proc/self/ns/" + n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a[n] == host || a[n] == "" {
+			t.Errorf("a command runs in the host's %s namespace (%s)", n, host)
+		}
+		if shared := a[n] == b[n]; shared != (n == "user" || n == "net") {
+			t.Errorf("%s namespace: first command %s, second %s", n, a[n], b[n])
+		}
+	}
+}
+
+func namespaceIDs(out string) map[string]string {
+	m := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		n, id, _ := strings.Cut(l, " ")
+		m[n] = id
+	}
+	return m
 }

@@ -18,6 +18,7 @@ const helperEnv = C.HELPER_ENV
 type opCode uint8
 
 const (
+	opJoin           = opCode(C.OP_JOIN)
 	opNamespaces     = opCode(C.OP_NAMESPACES)
 	opWrite          = opCode(C.OP_WRITE)
 	opMount          = opCode(C.OP_MOUNT)

@@ -96,6 +96,7 @@ type Policy struct {
 	state   string   // the policy's own folder on the host, locked while it lives
 	lock    *os.File // the lock on state
 	cg      *cgroups
+	held    *heldNS // the namespaces every command joins; nil: each makes its own
 }
 
 // spec is the confinement of every command; the helper's program is
@@ -146,18 +147,34 @@ func New(workspace string, o Options) (*Policy, error) {
 		return nil, err
 	}
 	p.spec = p.makeSpec(ws)
-	err = p.probe()
-	if err != nil && len(p.spec.Overlays) > 0 {
-		// A kernel that refuses overlays in a user namespace keeps the
-		// caches read-only; their variables point into the private /tmp.
-		p.withoutOverlays()
-		err = p.probe()
-	}
-	if err != nil {
+	if err := p.confines(); err != nil {
 		p.Close()
 		return nil, err
 	}
 	return p, nil
+}
+
+// confines proves that commands can be confined, first as cheaply as the
+// kernel allows: in namespaces held for the policy, with a writable view
+// of the build cache. A kernel that refuses to join them, or refuses
+// overlays in a user namespace, gets the plainer way; for the latter the
+// caches stay read-only and their variables point into the private /tmp.
+func (p *Policy) confines() error {
+	held, err := holdNamespaces(p.opts.AllowNet)
+	if err == nil {
+		p.held = held
+		if p.probe() == nil {
+			return nil
+		}
+		p.held.close()
+		p.held = nil
+	}
+	err = p.probe()
+	if err != nil && len(p.spec.Overlays) > 0 {
+		p.withoutOverlays()
+		err = p.probe()
+	}
+	return err
 }
 
 func (p *Policy) withoutOverlays() {
@@ -278,6 +295,7 @@ func (p *Policy) cacheOverlay() (overlay, bool) {
 
 // Close removes the policy's folder and cgroups.
 func (p *Policy) Close() error {
+	p.held.close()
 	if p.cg != nil {
 		p.cg.close()
 	}
@@ -321,13 +339,14 @@ func (p *Policy) Describe() string {
 // the command (see Env); HOME is the empty home and TMPDIR the private
 // /tmp.
 func (p *Policy) Command(env []string, name string, args ...string) (*exec.Cmd, error) {
-	prog, err := p.spec.compile()
+	prog, err := p.spec.compile(p.held)
 	if err != nil {
 		return nil, err
 	}
 	c := exec.Command(p.exe, append([]string{name}, args...)...)
 	c.Env = append(p.env(env), helperEnv+"="+prog.encode())
 	c.SysProcAttr = p.sysProcAttr()
+	c.ExtraFiles = p.held.extraFiles()
 	return c, nil
 }
 
