@@ -106,19 +106,15 @@ func checkBatchFlags(f batchFlags, pos []string, getenv func(string) string) (ba
 // instances' commands can be confined: strict mode stops here; auto mode
 // warns that, with nobody to approve them, no command will run unconfined.
 func checkBatchSandbox(o sandbox.Options, localizeOnly bool, stderr io.Writer) error {
-	if localizeOnly || o.Mode == sandbox.Off {
+	if localizeOnly {
 		return nil
 	}
-	err := sandbox.Check(o)
-	switch {
-	case err == nil:
-		return nil
-	case o.Mode == sandbox.Strict:
-		return fmt.Errorf("--sandbox strict: %w", err)
+	why, err := sandbox.Unconfined(o)
+	if why != "" {
+		fmt.Fprintf(stderr, "swe-adept: WARNING: the agents' commands are NOT confined (%s); no command will run, since nobody can approve one in a batch (--sandbox off runs them unconfined)\n",
+			strings.Join(strings.Fields(why), " "))
 	}
-	fmt.Fprintf(stderr, "swe-adept: WARNING: the agents' commands are NOT confined (%s); no command will run, since nobody can approve one in a batch (--sandbox off runs them unconfined)\n",
-		strings.Join(strings.Fields(err.Error()), " "))
-	return nil
+	return err
 }
 
 func runBatch(ctx context.Context, parsed *batchFlags, pos []string, std streams) error {

@@ -27,6 +27,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(cliEnv) == "1" {
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
+	userEnv = os.Environ()
 	// The commands log to the user's cache and read the user's model
 	// settings: the tests get a home of their own.
 	home, err := os.MkdirTemp("", "swe-adept-test-home-*")
@@ -57,7 +58,9 @@ var builtCLI = sync.OnceValues(func() (string, error) {
 	}
 	builtDir = dir
 	exe := filepath.Join(dir, "swe-adept")
-	out, err := exec.Command("go", "build", "-o", exe, "github.com/swe-adept/swe-adept").CombinedOutput()
+	build := exec.Command("go", "build", "-o", exe, "github.com/swe-adept/swe-adept")
+	build.Env = userEnv // the user's module and build caches, not the tests' empty home
+	out, err := build.CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, out)
 	}
@@ -66,6 +69,10 @@ var builtCLI = sync.OnceValues(func() (string, error) {
 
 // builtDir holds the built command, removed when the tests end.
 var builtDir string
+
+// userEnv is the environment the tests started with, before TestMain gave
+// them a home of their own.
+var userEnv []string
 
 // cliExe is the binary that acts as the swe-adept command: this test binary
 // itself (see TestMain), or under the race detector one built without it.

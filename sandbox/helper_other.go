@@ -8,11 +8,21 @@ import (
 	"syscall"
 )
 
-const helperEnv = "SWE_ADEPT_SANDBOX_SPEC"
+const helperEnv = "SWE_ADEPT_SANDBOX_PROGRAM"
 
 // Confinement is Linux's: New refuses before any of these is used.
 
-func (s spec) encode() (string, error) { return "", errors.New("no sandbox on this system") }
+type program struct{}
+
+func (program) encode() string { return "" }
+
+func (s spec) compile(*heldNS) (*program, error) { return nil, errors.New("no sandbox on this system") }
+
+type heldNS struct{}
+
+func holdNamespaces(bool) (*heldNS, error) { return nil, errors.ErrUnsupported }
+func (h *heldNS) extraFiles() []*os.File   { return nil }
+func (h *heldNS) close()                   {}
 
 // ABI is 0: Landlock is Linux's.
 func ABI() int { return 0 }

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"fmt"
 	"path/filepath"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -53,21 +52,17 @@ type rule struct {
 // command (home, /tmp), the private /dev/shm and pseudo-terminals, and a
 // few devices. Where the kernel knows scopes (ABI 6), the command can
 // neither reach an abstract unix socket nor signal a process outside.
-func (s spec) landlock(p plan) error {
+func (s spec) landlock(prog *program, p plan) error {
 	abi := ABI()
 	if abi < 1 {
 		return fmt.Errorf("landlock is not available in this kernel (Linux 5.13 or later, with landlock among the LSMs)")
 	}
 	all := handled(abi)
-	attr := unix.LandlockRulesetAttr{Handled_access_fs: all}
+	var scoped uint64
 	if abi >= 6 {
-		attr.Scoped = unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | unix.LANDLOCK_SCOPE_SIGNAL
+		scoped = unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | unix.LANDLOCK_SCOPE_SIGNAL
 	}
-	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
-	if errno != 0 {
-		return fmt.Errorf("landlock ruleset: %w", errno)
-	}
-	defer unix.Close(int(fd))
+	prog.op(opRuleset, 0, "landlock ruleset", nil, all, scoped)
 	rules := []rule{{"/", readRights}}
 	writable := append([]string{s.Workspace, "/dev/shm", "/dev/pts"}, s.Write...)
 	writable = append(writable, p.covers...)
@@ -81,34 +76,10 @@ func (s spec) landlock(p plan) error {
 		rules = append(rules, rule{"/dev/" + dev, (unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE) & all})
 	}
 	for _, r := range rules {
-		if err := addRule(int(fd), r.path, r.rights); err != nil {
-			return err
-		}
+		// A missing device or path grants nothing; a file takes only the
+		// rights that apply to files.
+		prog.op(opRule, 0, "landlock rule for "+r.path, []string{filepath.Clean(r.path)}, r.rights, fileRights)
 	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("no_new_privs: %w", err)
-	}
-	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, fd, 0, 0); errno != 0 {
-		return fmt.Errorf("landlock: %w", errno)
-	}
-	return nil
-}
-
-func addRule(fd int, path string, rights uint64) error {
-	f, err := unix.Open(filepath.Clean(path), unix.O_PATH|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil // a missing device or path grants nothing
-	}
-	defer unix.Close(f)
-	var st unix.Stat_t
-	if unix.Fstat(f, &st) == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR {
-		rights &= fileRights // a file takes only the rights that apply to files
-	}
-	attr := unix.LandlockPathBeneathAttr{Allowed_access: rights, Parent_fd: int32(f)}
-	_, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(fd), unix.LANDLOCK_RULE_PATH_BENEATH,
-		uintptr(unsafe.Pointer(&attr)), 0, 0, 0)
-	if errno != 0 {
-		return fmt.Errorf("landlock rule for %s: %w", path, errno)
-	}
+	prog.op(opRestrict, 0, "landlock", nil)
 	return nil
 }

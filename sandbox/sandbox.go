@@ -3,13 +3,17 @@
 // namespaces, under a Landlock ruleset and a seccomp filter, in cgroups
 // that bound its memory and processes.
 //
-// The confinement is applied by a re-exec of our own binary: the parent
-// starts it in the new namespaces, and the helper (this package's init)
-// joins the cgroups, covers the home, /tmp and the runtime folders with
-// empty file systems and shows again what commands need (the workspace,
-// the git directories read-only, the toolchain caches read-only), gives
-// the command its own /dev and /proc, sets its limits, restricts itself
-// with Landlock and seccomp, closes what it inherited and execs bash.
+// The confinement is applied by our own binary, started again as a
+// helper with a program in its environment: the system calls this
+// package works out for the command. The helper is C that runs before
+// the Go runtime starts (helper_linux.c), so a command pays for a program
+// load, not for a Go process and its packages' initialisation. It makes
+// the namespaces and forks the command's first process, which joins the
+// cgroups, covers the home, /tmp and the runtime folders with empty file
+// systems and shows again what commands need (the workspace, the git
+// directories read-only, the toolchain caches read-only), gets its own
+// /dev and /proc, sets its limits, restricts itself with Landlock and
+// seccomp, closes what it inherited and execs bash.
 // All of it is inherited by everything bash starts.
 //
 // What a confined command can do:
@@ -82,34 +86,37 @@ type Options struct {
 
 // Policy confines the commands of one workspace.
 type Policy struct {
-	spec   spec
-	exe    string
-	opts   Options
-	limits Limits
-	goEnv  goEnv
-	home   string   // the command's HOME, an empty folder; "" when it is not covered
-	state  string   // the policy's own folder on the host, locked while it lives
-	lock   *os.File // the lock on state
-	cg     *cgroups
+	spec    spec
+	exe     string
+	opts    Options
+	limits  Limits
+	goEnv   goEnv
+	home    string   // the command's HOME, an empty folder; "" when it is not covered
+	envOver []string // variables set last: the caches' places when they cannot be overlaid
+	state   string   // the policy's own folder on the host, locked while it lives
+	lock    *os.File // the lock on state
+	cg      *cgroups
+	held    *heldNS // the namespaces every command joins; nil: each makes its own
 }
 
-// spec is what the helper applies; it travels in the environment.
+// spec is the confinement of every command; the helper's program is
+// compiled from it for each command.
 type spec struct {
-	Workspace    string    `json:"workspace"`
-	GitDirs      []string  `json:"git_dirs"` // made read-only
-	Hide         []string  `json:"hide"`     // covered: directories by tmpfs, files by /dev/null
-	Write        []string  `json:"write"`    // extra writable paths
-	Read         []string  `json:"read"`     // shown read-only inside the covers (toolchain caches, --allow-read)
-	Cover        []string  `json:"cover"`    // covered by an empty writable tmpfs for each command (home, /tmp)
-	CoverRO      []string  `json:"cover_ro"` // covered by an empty read-only tmpfs (runtime folders)
-	Overlays     []overlay `json:"overlays"` // writable views of read-only caches (Go's build cache)
-	Home         string    `json:"home"`     // the empty home, made inside its cover
-	Cgroups      []string  `json:"cgroups"`  // the cgroups the helper joins
-	Procs        uint64    `json:"procs"`    // RLIMIT_NPROC; 0: left as it is
-	FileSize     uint64    `json:"file_size"`
-	TmpSize      uint64    `json:"tmp_size"`
-	AddressSpace uint64    `json:"address_space,omitempty"` // RLIMIT_AS, where no cgroup bounds memory
-	Net          bool      `json:"net"`
+	Workspace    string
+	GitDirs      []string  // made read-only
+	Hide         []string  // covered: directories by tmpfs, files by /dev/null
+	Write        []string  // extra writable paths
+	Read         []string  // shown read-only inside the covers (toolchain caches, --allow-read)
+	Cover        []string  // covered by an empty writable tmpfs for each command (home, /tmp)
+	CoverRO      []string  // covered by an empty read-only tmpfs (runtime folders)
+	Overlays     []overlay // writable views of read-only caches (Go's build cache)
+	Home         string    // the empty home, made inside its cover
+	Cgroups      []string  // the cgroups the helper joins
+	Procs        uint64    // RLIMIT_NPROC; 0: left as it is
+	FileSize     uint64
+	TmpSize      uint64
+	AddressSpace uint64 // RLIMIT_AS, where no cgroup bounds memory
+	Net          bool
 }
 
 // ErrUnavailable: the system cannot confine commands.
@@ -140,11 +147,42 @@ func New(workspace string, o Options) (*Policy, error) {
 		return nil, err
 	}
 	p.spec = p.makeSpec(ws)
-	if err := p.probe(); err != nil {
+	if err := p.confines(); err != nil {
 		p.Close()
 		return nil, err
 	}
 	return p, nil
+}
+
+// confines proves that commands can be confined, first as cheaply as the
+// kernel allows: in namespaces held for the policy, with a writable view
+// of the build cache. A kernel that refuses to join them, or refuses
+// overlays in a user namespace, gets the plainer way; for the latter the
+// caches stay read-only and their variables point into the private /tmp.
+func (p *Policy) confines() error {
+	held, err := holdNamespaces(p.opts.AllowNet)
+	if err == nil {
+		p.held = held
+		if p.probe() == nil {
+			return nil
+		}
+		p.held.close()
+		p.held = nil
+	}
+	err = p.probe()
+	if err != nil && len(p.spec.Overlays) > 0 {
+		p.withoutOverlays()
+		err = p.probe()
+	}
+	return err
+}
+
+func (p *Policy) withoutOverlays() {
+	for _, o := range p.spec.Overlays {
+		p.spec.Read = append(p.spec.Read, o.Target)
+		p.envOver = append(p.envOver, o.Env+"="+filepath.Join("/tmp", filepath.Base(o.Target)))
+	}
+	p.spec.Overlays = nil
 }
 
 // checked remembers Check's answers: whether the system confines does not
@@ -163,6 +201,23 @@ func Check(o Options) error {
 	err := check(o)
 	checked.Store(o.AllowNet, err)
 	return err
+}
+
+// Unconfined says, before anything runs, why commands will not be
+// confined with o; "" when they will be, or when o turns confinement
+// off. Strict mode's refusal is the error.
+func Unconfined(o Options) (string, error) {
+	if o.Mode == Off {
+		return "", nil
+	}
+	err := Check(o)
+	switch {
+	case err == nil:
+		return "", nil
+	case o.Mode == Strict:
+		return "", fmt.Errorf("--sandbox strict: %w", err)
+	}
+	return err.Error(), nil
 }
 
 func check(o Options) error {
@@ -240,6 +295,7 @@ func (p *Policy) cacheOverlay() (overlay, bool) {
 
 // Close removes the policy's folder and cgroups.
 func (p *Policy) Close() error {
+	p.held.close()
 	if p.cg != nil {
 		p.cg.close()
 	}
@@ -283,13 +339,14 @@ func (p *Policy) Describe() string {
 // the command (see Env); HOME is the empty home and TMPDIR the private
 // /tmp.
 func (p *Policy) Command(env []string, name string, args ...string) (*exec.Cmd, error) {
-	enc, err := p.spec.encode()
+	prog, err := p.spec.compile(p.held)
 	if err != nil {
 		return nil, err
 	}
 	c := exec.Command(p.exe, append([]string{name}, args...)...)
-	c.Env = append(p.env(env), helperEnv+"="+enc)
+	c.Env = append(p.env(env), helperEnv+"="+prog.encode())
 	c.SysProcAttr = p.sysProcAttr()
+	c.ExtraFiles = p.held.extraFiles()
 	return c, nil
 }
 
@@ -306,6 +363,10 @@ func (p *Policy) env(env []string) []string {
 		if v != "" { // what the engineer's go env file says, which commands cannot read
 			env = setEnv(env, name, v)
 		}
+	}
+	for _, kv := range p.envOver {
+		name, v, _ := strings.Cut(kv, "=")
+		env = setEnv(env, name, v)
 	}
 	return env
 }

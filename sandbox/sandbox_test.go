@@ -237,7 +237,7 @@ os.read(0, 1)`)
 		t.Error("the watch did not note the process limit the bomb met")
 	}
 	stdin.Close()
-	_ = c.Process.Kill() // pid 1 of the command's namespace: everything in it goes
+	_ = c.Process.Kill() // the helper: the command dies with it, and everything in its namespace with the command
 	_ = c.Wait()
 	if p.cg.pids == "" {
 		return

@@ -5,7 +5,6 @@ package sandbox
 import (
 	"fmt"
 	"runtime"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -99,23 +98,6 @@ func filter() ([]unix.SockFilter, error) {
 	p.label("kill")
 	p.ret(retKill)
 	return p.resolve()
-}
-
-// installSeccomp loads the filter on the calling thread, which execs next
-// (no_new_privs is already set by Landlock).
-func installSeccomp() error {
-	f, err := filter()
-	if err != nil {
-		return err
-	}
-	fp := unix.SockFprog{Len: uint16(len(f)), Filter: &f[0]}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("no_new_privs: %w", err)
-	}
-	if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fp))); errno != 0 {
-		return fmt.Errorf("seccomp filter: %w", errno)
-	}
-	return nil
 }
 
 // prog assembles a classic BPF program with named jump targets.

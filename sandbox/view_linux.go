@@ -2,8 +2,6 @@ package sandbox
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -21,10 +19,10 @@ type keep struct {
 // never changed. Env names the variable to point elsewhere when the
 // kernel refuses the overlay.
 type overlay struct {
-	Target string `json:"target"`
-	Upper  string `json:"upper"`
-	Work   string `json:"work"`
-	Env    string `json:"env"`
+	Target string
+	Upper  string
+	Work   string
+	Env    string
 }
 
 // plan is what the helper mounts, worked out from the spec alone so the
@@ -76,52 +74,27 @@ func (p plan) outermost(list, other []string) []string {
 // file systems and shows the kept paths again inside them, then gives the
 // command its own /dev and /proc. It runs after mounts, so the git
 // directories are read-only and the workspace writable in what it keeps.
-func (s spec) view(p plan) error {
+func (s spec) view(prog *program, p plan) {
 	all := append(slices.Clone(p.covers), p.coversRO...)
-	if err := selfBinds(p.keeps); err != nil {
-		return err
-	}
-	trees, err := capture(p.keeps, all)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		for _, t := range trees {
-			unix.Close(t.fd)
-		}
-	}()
+	selfBinds(prog, p.keeps)
+	trees := capture(prog, p.keeps, all)
 	for _, c := range p.covers {
-		if err := tmpfs(c, coverMode(c), s.TmpSize, 0); err != nil {
-			return fmt.Errorf("cover %s: %w", c, err)
-		}
+		tmpfs(prog, c, coverMode(c), s.TmpSize, 0)
 	}
 	for _, c := range p.coversRO {
-		if err := tmpfs(c, "0755", 64<<10, 0); err != nil {
-			return fmt.Errorf("cover %s: %w", c, err)
-		}
+		tmpfs(prog, c, "0755", 64<<10, 0)
 	}
 	for _, t := range trees {
-		if err := t.put(); err != nil {
-			return fmt.Errorf("show %s: %w", t.path, err)
-		}
+		prog.put("show "+t.path, t.path, t.slot)
 	}
 	if s.Home != "" { // a home inside another cover (/tmp) is made there
-		if err := os.MkdirAll(s.Home, 0o700); err != nil {
-			return fmt.Errorf("home %s: %w", s.Home, err)
-		}
+		prog.mkdir(0, "home "+s.Home, s.Home, 0o700, true)
 	}
 	for _, c := range p.coversRO {
-		if err := unix.Mount("", c, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, ""); err != nil {
-			return fmt.Errorf("cover %s read-only: %w", c, err)
-		}
+		prog.mount(0, "cover "+c+" read-only", "", c, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, "")
 	}
-	if err := devices(s.TmpSize); err != nil {
-		return fmt.Errorf("private /dev: %w", err)
-	}
-	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-		return fmt.Errorf("private /proc: %w", err)
-	}
-	return nil
+	devices(prog, s.TmpSize)
+	prog.mount(0, "private /proc", "proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
 }
 
 func coverMode(dir string) string {
@@ -131,81 +104,44 @@ func coverMode(dir string) string {
 	return "0700"
 }
 
-func tmpfs(dir, mode string, size uint64, flags uintptr) error {
-	return unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|flags, fmt.Sprintf("size=%d,mode=%s", size, mode))
+func tmpfs(prog *program, dir, mode string, size uint64, flags uintptr) {
+	prog.mount(0, "cover "+dir, "tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|flags, fmt.Sprintf("size=%d,mode=%s", size, mode))
 }
 
 // selfBinds makes a kept path nested in another of the other kind a mount
 // of its own, so it keeps its own kind inside the outer one.
-func selfBinds(keeps []keep) error {
+func selfBinds(prog *program, keeps []keep) {
 	for i, k := range keeps {
 		for _, o := range keeps[:i] {
 			if o.ro != k.ro && beneath(k.path, o.path) && k.path != o.path {
-				if err := bind(k.path, k.path, k.ro); err != nil {
-					return fmt.Errorf("show %s: %w", k.path, err)
-				}
+				prog.bind("show "+k.path, k.path, k.path, k.ro)
 				break
 			}
 		}
 	}
-	return nil
 }
 
 // tree is a detached copy of a kept path's mounts, to put back under a
 // cover.
 type tree struct {
-	fd   int
+	slot int
 	path string
-	dir  bool
 }
 
 // capture copies the kept paths that lie under a cover, outermost first;
 // a path inside one already copied comes with it.
-func capture(keeps []keep, covers []string) ([]tree, error) {
+func capture(prog *program, keeps []keep, covers []string) []tree {
 	var trees []tree
 	var taken []string
 	for _, k := range keeps {
 		if !beneathAny(k.path, covers) || beneathAny(k.path, taken) || slices.Contains(covers, k.path) {
 			continue
 		}
-		fd, err := unix.OpenTree(unix.AT_FDCWD, k.path, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
-		if err != nil {
-			if k.path != "" && !os.IsNotExist(err) {
-				return trees, fmt.Errorf("show %s: %w", k.path, err)
-			}
-			continue // gone since the policy was made
-		}
-		if k.ro {
-			attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV}
-			if err := unix.MountSetattr(fd, "", unix.AT_EMPTY_PATH, &attr); err != nil {
-				unix.Close(fd)
-				return trees, fmt.Errorf("show %s read-only: %w", k.path, err)
-			}
-		}
-		var st unix.Stat_t
-		unix.Fstat(fd, &st)
-		trees = append(trees, tree{fd: fd, path: k.path, dir: st.Mode&unix.S_IFMT == unix.S_IFDIR})
+		slot := prog.capture(0, "show "+k.path, k.path, true, k.ro)
+		trees = append(trees, tree{slot: slot, path: k.path})
 		taken = append(taken, k.path)
 	}
-	return trees, nil
-}
-
-// put mounts the tree at its path inside the cover, making the mount
-// point first.
-func (t tree) put() error {
-	if err := os.MkdirAll(filepath.Dir(t.path), 0o755); err != nil {
-		return err
-	}
-	if t.dir {
-		if err := os.Mkdir(t.path, 0o755); err != nil && !os.IsExist(err) {
-			return err
-		}
-	} else if f, err := os.OpenFile(t.path, os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-		f.Close()
-	} else {
-		return err
-	}
-	return unix.MoveMount(t.fd, "", unix.AT_FDCWD, t.path, unix.MOVE_MOUNT_F_EMPTY_PATH)
+	return trees
 }
 
 // devNodes are the devices a command keeps; the terminal (/dev/tty), the
@@ -215,61 +151,23 @@ var devNodes = []string{"null", "zero", "full", "random", "urandom"}
 // devices replaces /dev with a small one: the harmless devices, a private
 // /dev/shm (POSIX semaphores, for multiprocessing), a private set of
 // pseudo-terminals, and the usual links.
-func devices(shmSize uint64) error {
+func devices(prog *program, shmSize uint64) {
 	var nodes []tree
 	for _, n := range devNodes {
-		fd, err := unix.OpenTree(unix.AT_FDCWD, "/dev/"+n, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
-		if err == nil {
-			nodes = append(nodes, tree{fd: fd, path: "/dev/" + n})
-		}
+		slot := prog.capture(optional, "/dev/"+n, "/dev/"+n, false, false)
+		nodes = append(nodes, tree{slot: slot, path: "/dev/" + n})
 	}
-	defer func() {
-		for _, t := range nodes {
-			unix.Close(t.fd)
-		}
-	}()
-	if err := tmpfs("/dev", "0755", 1<<20, unix.MS_NOEXEC); err != nil {
-		return err
-	}
+	tmpfs(prog, "/dev", "0755", 1<<20, unix.MS_NOEXEC)
 	for _, t := range nodes {
-		if err := t.put(); err != nil {
-			return fmt.Errorf("%s: %w", t.path, err)
-		}
+		prog.put("private /dev: "+t.path, t.path, t.slot)
 	}
-	if err := os.Mkdir("/dev/shm", 0o1777); err != nil {
-		return err
+	prog.mkdir(0, "/dev/shm", "/dev/shm", 0o755, false)
+	tmpfs(prog, "/dev/shm", "1777", shmSize, 0)
+	for _, l := range [][2]string{{"/proc/self/fd", "fd"}, {"/proc/self/fd/0", "stdin"}, {"/proc/self/fd/1", "stdout"}, {"/proc/self/fd/2", "stderr"}} {
+		prog.op(opSymlink, 0, "private /dev: "+l[1], []string{l[0], "/dev/" + l[1]})
 	}
-	if err := tmpfs("/dev/shm", "1777", shmSize, 0); err != nil {
-		return fmt.Errorf("/dev/shm: %w", err)
-	}
-	links := map[string]string{"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2"}
-	if os.Mkdir("/dev/pts", 0o755) == nil &&
-		unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620") == nil {
-		links["ptmx"] = "pts/ptmx"
-	}
-	for name, target := range links {
-		if err := os.Symlink(target, "/dev/"+name); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// mountOverlays mounts each cache's writable view on the cache itself and
-// keeps the overlays it mounted. For the ones the kernel refuses, the
-// cache stays read-only and the command's variable points into its
-// private /tmp instead.
-func (s *spec) mountOverlays(env []string) []string {
-	var mounted []overlay
-	for _, o := range s.Overlays {
-		opts := "lowerdir=" + o.Target + ",upperdir=" + o.Upper + ",workdir=" + o.Work + ",userxattr"
-		if err := unix.Mount("overlay", o.Target, "overlay", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
-			env = setEnv(env, o.Env, filepath.Join("/tmp", filepath.Base(o.Target)))
-			s.Read = append(s.Read, o.Target)
-			continue
-		}
-		mounted = append(mounted, o)
-	}
-	s.Overlays = mounted
-	return env
+	// Pseudo-terminals of its own where the kernel allows a new devpts.
+	prog.mkdir(optional, "/dev/pts", "/dev/pts", 0o755, false)
+	prog.mount(optional|ifPrev, "/dev/pts", "devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620")
+	prog.op(opSymlink, ifPrev, "private /dev: ptmx", []string{"pts/ptmx", "/dev/ptmx"})
 }

@@ -404,7 +404,7 @@ func wrap(s string, w int) []string {
 	for _, para := range strings.Split(s, "\n") {
 		line := ""
 		for _, word := range strings.Fields(para) {
-			if line != "" && len(line)+1+len(word) > w {
+			if line != "" && ansi.StringWidth(line)+1+ansi.StringWidth(word) > w {
 				out = append(out, line)
 				line = ""
 			}

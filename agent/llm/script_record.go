@@ -3,7 +3,8 @@ package llm
 import (
 	"encoding/json"
 	"fmt"
-	"os"
+
+	"github.com/swe-adept/swe-adept/internal/atomicfile"
 )
 
 // ScriptFromMessages turns the assistant turns of a conversation (a real
@@ -45,7 +46,7 @@ func (s *Script) Save(path string) error {
 	if err != nil {
 		return fmt.Errorf("save script %s: %w", path, err)
 	}
-	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+	if err := atomicfile.Write(path, append(data, '\n')); err != nil {
 		return fmt.Errorf("save script: %w", err)
 	}
 	return nil

@@ -21,15 +21,9 @@ func (r *Run) checkConfinement() error {
 		r.unconfined = "--sandbox off: commands run as you, with your files, network and environment; only the approval policy guards them"
 		return nil
 	}
-	err := sandbox.Check(o)
-	switch {
-	case err == nil:
-		return nil
-	case o.Mode == sandbox.Strict:
-		return fmt.Errorf("--sandbox strict: %w", err)
-	}
-	r.unconfined = err.Error()
-	return nil
+	why, err := sandbox.Unconfined(o)
+	r.unconfined = why
+	return err
 }
 
 // Unconfined says why the run's commands are not confined; "" when they

@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/swe-adept/swe-adept/eval/swebench"
+	"github.com/swe-adept/swe-adept/internal/atomicfile"
 )
 
 // RunQueued is Run with the instances worked on by `swe-adept worker`
@@ -387,7 +388,7 @@ func (c *coordinator) unpackRunFolder(obj jetstream.ObjectResult, id string) err
 	if err := os.RemoveAll(final); err != nil {
 		return err
 	}
-	return os.Rename(stage, final)
+	return atomicfile.Rename(stage, final)
 }
 
 // saveRecordOnly writes a run folder that holds only done.json.

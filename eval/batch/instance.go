@@ -187,7 +187,7 @@ func saveFolder(rec Record, stage, final string) error {
 	if err := os.RemoveAll(final); err != nil {
 		return fmt.Errorf("save %s: %w", rec.InstanceID, err)
 	}
-	if err := os.Rename(stage, final); err != nil {
+	if err := atomicfile.Rename(stage, final); err != nil {
 		return fmt.Errorf("save %s: %w", rec.InstanceID, err)
 	}
 	return nil

@@ -123,6 +123,19 @@ func regular(path string, fi os.FileInfo) error {
 	return nil
 }
 
+// Rename renames oldpath (a file, or a folder written in full) to
+// newpath and makes the rename durable: a crash after Rename returns
+// leaves newpath in place.
+func Rename(oldpath, newpath string) error {
+	if err := os.Rename(oldpath, newpath); err != nil {
+		return err
+	}
+	if err := syncDir(filepath.Dir(newpath)); err != nil {
+		return fmt.Errorf("sync %s: %w", filepath.Dir(newpath), err)
+	}
+	return nil
+}
+
 // syncDir makes a rename in dir durable. File systems that cannot sync a
 // folder (some network ones) say so with EINVAL; nothing more can be done
 // there.

@@ -153,3 +153,28 @@ func TestCreateShowsNothingUntilCommit(t *testing.T) {
 		t.Error("Create in a missing folder must fail at once")
 	}
 }
+
+// TestRenamePublishesAFolder: a folder written in full takes its final
+// name; a missing source is an error and creates nothing.
+func TestRenamePublishesAFolder(t *testing.T) {
+	dir := t.TempDir()
+	stage, final := filepath.Join(dir, ".x.partial"), filepath.Join(dir, "x")
+	if err := os.Mkdir(stage, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(stage, "done.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Rename(stage, final); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(final, "done.json")); err != nil {
+		t.Errorf("the folder was not published: %v", err)
+	}
+	if err := Rename(stage, filepath.Join(dir, "y")); err == nil {
+		t.Error("renaming a missing folder succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "y")); !os.IsNotExist(err) {
+		t.Errorf("a failed rename left %s: %v", filepath.Join(dir, "y"), err)
+	}
+}
