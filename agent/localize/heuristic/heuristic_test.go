@@ -204,6 +204,6 @@ func BenchmarkHeuristicCorpus(b *testing.B) {
 	ix := heurShop(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		newCorpus(ix)
+		newCorpus(ix, true)
 	}
 }
