@@ -7,7 +7,7 @@ import (
 )
 
 // bm25 is Okapi BM25 over a fixed set of documents. Terms are dense ids
-// from a termTable, so a corpus of a few hundred thousand code units is
+// from a termTable, so a corpus of tens of thousands of code units is
 // counted in arrays rather than in a map per document.
 type bm25 struct {
 	k1, b float64

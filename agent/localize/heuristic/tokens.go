@@ -6,30 +6,16 @@ import (
 )
 
 // identTokens splits text into lower-case search tokens: every identifier
-// whole, and its camelCase / snake_case parts.
-func identTokens(text string) []string { return appendTokens(nil, text, nil) }
-
-// appendTokens appends text's tokens to out. With a memo, each distinct
-// word is split once: a corpus repeats its identifiers thousands of times,
-// and splitting them was most of the cost of building it.
-func appendTokens(out []string, text string, memo map[string][]string) []string {
+// whole, and its camelCase / snake_case parts. (A corpus goes through
+// termTable, which splits each distinct word once.)
+func identTokens(text string) []string {
+	var out []string
 	start := -1
 	flush := func(end int) {
-		if start < 0 {
-			return
+		if start >= 0 {
+			out = append(out, wordTokens(text[start:end])...)
+			start = -1
 		}
-		w := text[start:end]
-		start = -1
-		if memo == nil {
-			out = append(out, wordTokens(w)...)
-			return
-		}
-		t, ok := memo[w]
-		if !ok {
-			t = wordTokens(w)
-			memo[strings.Clone(w)] = t
-		}
-		out = append(out, t...)
 	}
 	for i, r := range text {
 		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_') {
@@ -169,12 +155,12 @@ func (tt *termTable) forgetWords() { tt.words = nil }
 
 // isWordByte reports whether c is part of a word: an ASCII letter, digit
 // or underscore. Every other byte, each byte of a multi-byte character
-// included, separates words, as in appendTokens.
+// included, separates words, as in identTokens.
 func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
 
-// text appends the ids of text's tokens: appendTokens, as ids.
+// text appends the ids of text's tokens: identTokens, as ids.
 func (tt *termTable) text(out []int32, text string) []int32 {
 	for i := 0; i < len(text); {
 		if !isWordByte(text[i]) {
