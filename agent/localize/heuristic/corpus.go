@@ -3,21 +3,25 @@ package heuristic
 import (
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/swe-adept/swe-adept/index"
 )
 
 // corpus is the heuristic's view of the repository: BM25 over every code
 // unit, where a unit's text is its name (weighted up), its module path and
-// its own source lines, and BM25 over whole files. Each file is read and
-// tokenized once for both.
+// its own source lines. Each file is read and tokenized once, and its
+// units' documents are counted from its lines.
 type corpus struct {
 	ix    *index.Index
 	units []*index.Unit
 	pos   map[string]int // unit id -> document number
 	bm    *bm25
 
-	fileBM    *bm25 // nil when built for units only
+	// BM25 over whole files ranks files only when no unit is a candidate
+	// (a repository of chunks), so it is built on first use.
+	fileOnce  sync.Once
+	fileBM    *bm25
 	filePaths []string
 }
 
@@ -25,14 +29,10 @@ type corpus struct {
 // words outranks one that only mentions them.
 const nameBoost = 3
 
-// newCorpus builds the unit ranking and, withFiles, the file ranking.
-func newCorpus(ix *index.Index, withFiles bool) *corpus {
+func newCorpus(ix *index.Index) *corpus {
 	units := ix.Units()
 	c := &corpus{ix: ix, units: units, pos: make(map[string]int, len(units))}
 	src := newCorpusSources(ix)
-	if withFiles {
-		c.fileBM, c.filePaths = src.fileDocs()
-	}
 	b := newBM25Builder(src.terms)
 	for i, u := range units {
 		c.pos[u.ID] = i
@@ -166,12 +166,17 @@ func (c *corpus) top(query map[string]float64, k int) []string {
 // localizer uses) and returns the k best unit ids, best first. It is the
 // baseline the heuristic localizer is measured against.
 func BM25Units(ix *index.Index, issue string, k int) []string {
-	c := newCorpus(ix, false)
+	c := newCorpus(ix)
 	return c.top(queryBag(identTokens(issue)), k)
 }
 
 // fileScores is BM25 of whole files (path weighted up) against the query,
-// normalised so the best file scores 1.
+// normalised so the best file scores 1. It is built on first use.
 func (c *corpus) fileScores(query map[string]float64) map[string]float64 {
+	c.fileOnce.Do(func() {
+		src := newCorpusSources(c.ix)
+		c.fileBM, c.filePaths = src.fileDocs()
+		src.terms.forgetWords()
+	})
 	return normalised(c.fileBM.scores(query), func(d int) string { return c.filePaths[d] })
 }

@@ -68,7 +68,7 @@ type lazyCorpus struct {
 }
 
 func (l *lazyCorpus) get(ix *index.Index) *corpus {
-	l.once.Do(func() { l.c = newCorpus(ix, true) })
+	l.once.Do(func() { l.c = newCorpus(ix) })
 	return l.c
 }
 
