@@ -6,14 +6,15 @@ import (
 	"strings"
 )
 
-// bm25 is Okapi BM25 over a fixed set of token lists. It is small on
-// purpose: the heuristic localizer scores a few thousand code units against
-// one issue, so postings in maps are enough.
+// bm25 is Okapi BM25 over a fixed set of documents. Terms are dense ids
+// from a termTable, so a corpus of tens of thousands of code units is
+// counted in arrays rather than in a map per document.
 type bm25 struct {
 	k1, b float64
 	lens  []float64
 	avg   float64
-	post  map[string][]posting
+	terms *termTable
+	post  [][]posting // by term id
 }
 
 type posting struct {
@@ -26,38 +27,102 @@ type scored struct {
 	score float64
 }
 
+// newBM25 is BM25 over documents given as token lists.
 func newBM25(docs [][]string) *bm25 {
-	m := &bm25{k1: 1.2, b: 0.75, lens: make([]float64, len(docs)), post: map[string][]posting{}}
-	total := 0.0
-	for i, d := range docs {
-		m.lens[i] = float64(len(d))
-		total += m.lens[i]
-		tf := map[string]float32{}
+	tt := newTermTable()
+	b := newBM25Builder(tt)
+	for _, d := range docs {
 		for _, t := range d {
-			tf[t]++
+			b.addOne(tt.token(t))
 		}
-		for t, n := range tf {
-			m.post[t] = append(m.post[t], posting{doc: int32(i), tf: n})
+		b.endDoc()
+	}
+	return b.done()
+}
+
+// bm25Builder counts one document at a time, in document order, so every
+// posting list comes out sorted by document.
+type bm25Builder struct {
+	m     *bm25
+	count []float32 // by term id: occurrences in the current document
+	seen  []int32   // the current document's distinct terms, in first-seen order
+	total float64
+}
+
+func newBM25Builder(tt *termTable) *bm25Builder {
+	return &bm25Builder{m: &bm25{k1: 1.2, b: 0.75, terms: tt}}
+}
+
+func (b *bm25Builder) addOne(t int32) {
+	if int(t) >= len(b.count) {
+		b.count = append(b.count, make([]float32, int(t)+1-len(b.count))...)
+	}
+	if b.count[t] == 0 {
+		b.seen = append(b.seen, t)
+	}
+	b.count[t]++
+}
+
+// add counts the terms n times.
+func (b *bm25Builder) add(ts []int32, n int) {
+	for range n {
+		for _, t := range ts {
+			b.addOne(t)
 		}
 	}
-	if len(docs) > 0 {
-		m.avg = total / float64(len(docs))
+}
+
+// endDoc closes the current document.
+func (b *bm25Builder) endDoc() {
+	m := b.m
+	doc, n := int32(len(m.lens)), 0
+	for _, t := range b.seen {
+		if int(t) >= len(m.post) {
+			m.post = append(m.post, make([][]posting, int(t)+1-len(m.post))...)
+		}
+		c := b.count[t]
+		m.post[t] = append(m.post[t], posting{doc: doc, tf: c})
+		n += int(c)
+		b.count[t] = 0
+	}
+	b.seen = b.seen[:0]
+	m.lens = append(m.lens, float64(n))
+	b.total += float64(n)
+}
+
+func (b *bm25Builder) done() *bm25 {
+	m := b.m
+	if len(m.lens) > 0 {
+		m.avg = b.total / float64(len(m.lens))
 	}
 	if m.avg == 0 {
 		m.avg = 1
 	}
+	b.count, b.seen = nil, nil
 	return m
+}
+
+// postings is a term's posting list; nil for a term no document holds.
+func (m *bm25) postings(term string) []posting {
+	t, ok := m.terms.ids[term]
+	if !ok || int(t) >= len(m.post) {
+		return nil
+	}
+	return m.post[t]
 }
 
 // idf is the Robertson–Spärck Jones weight, floored at a small positive
 // value so a term in most documents still counts a little.
 func (m *bm25) idf(term string) float64 {
-	n := float64(len(m.lens))
-	df := float64(len(m.post[term]))
+	return m.idfOf(len(m.postings(term)))
+}
+
+func (m *bm25) idfOf(df int) float64 {
 	if df == 0 {
 		return 0
 	}
-	return math.Max(math.Log((n-df+0.5)/(df+0.5)+1), 0.01)
+	n, d := float64(len(m.lens)), float64(df)
+	return math.Max(math.Log((n-d+0.5)/(d+0.5)+1), 0.01)
 }
 
 // scores gives every document with a query term its score. The query is a
@@ -66,11 +131,12 @@ func (m *bm25) idf(term string) float64 {
 func (m *bm25) scores(query map[string]float64) map[int]float64 {
 	out := map[int]float64{}
 	for t, qw := range query {
-		idf := m.idf(t)
+		post := m.postings(t)
+		idf := m.idfOf(len(post))
 		if idf == 0 {
 			continue
 		}
-		for _, p := range m.post[t] {
+		for _, p := range post {
 			tf := float64(p.tf)
 			norm := m.k1 * (1 - m.b + m.b*m.lens[p.doc]/m.avg)
 			out[int(p.doc)] += qw * idf * tf * (m.k1 + 1) / (tf + norm)

@@ -10,14 +10,16 @@ import (
 
 // corpus is the heuristic's view of the repository: BM25 over every code
 // unit, where a unit's text is its name (weighted up), its module path and
-// its own source lines.
+// its own source lines. Each file is read and tokenized once, and its
+// units' documents are counted from its lines.
 type corpus struct {
 	ix    *index.Index
 	units []*index.Unit
 	pos   map[string]int // unit id -> document number
 	bm    *bm25
-	lines map[string][]string // while building: a file's lines
 
+	// BM25 over whole files ranks files only when no unit is a candidate
+	// (a repository of chunks), so it is built on first use.
 	fileOnce  sync.Once
 	fileBM    *bm25
 	filePaths []string
@@ -29,58 +31,94 @@ const nameBoost = 3
 
 func newCorpus(ix *index.Index) *corpus {
 	units := ix.Units()
-	c := &corpus{ix: ix, units: units, pos: make(map[string]int, len(units)), lines: map[string][]string{}}
-	docs := make([][]string, len(units))
-	memo := map[string][]string{}
+	c := &corpus{ix: ix, units: units, pos: make(map[string]int, len(units))}
+	src := newCorpusSources(ix)
+	b := newBM25Builder(src.terms)
 	for i, u := range units {
 		c.pos[u.ID] = i
-		docs[i] = c.unitTokens(u, memo)
+		src.unitDoc(b, u)
 	}
-	c.bm = newBM25(docs)
-	c.lines = nil
+	c.bm = b.done()
+	src.terms.forgetWords()
 	return c
 }
 
-func (c *corpus) unitTokens(u *index.Unit, memo map[string][]string) []string {
-	var toks []string
-	name := appendTokens(nil, u.QualName, memo)
-	for range nameBoost {
-		toks = append(toks, name...)
-	}
-	toks = appendTokens(toks, strings.TrimSuffix(u.Path, path.Ext(u.Path)), memo)
-	return appendTokens(toks, c.ownText(u), memo)
+// corpusSources is every file's tokens while a corpus is built.
+type corpusSources struct {
+	ix    *index.Index
+	terms *termTable
+	files map[string]*lineTokens // nil for a file without source
+	paths map[string][]int32     // a file's path tokens, extension dropped
 }
 
-// ownText is the unit's source without the bodies of nested units, so a
-// class is not scored by its methods' text (they are documents of their own).
-func (c *corpus) ownText(u *index.Unit) string {
-	lines, ok := c.lines[u.Path]
+func newCorpusSources(ix *index.Index) *corpusSources {
+	return &corpusSources{ix: ix, terms: newTermTable(), files: map[string]*lineTokens{}, paths: map[string][]int32{}}
+}
+
+// file is a file's tokens, read and split on first use.
+func (cs *corpusSources) file(p string) *lineTokens {
+	lt, ok := cs.files[p]
 	if !ok {
-		src, err := c.ix.Source(u.Path)
-		if err != nil {
-			return u.Signature
+		if src, err := cs.ix.Source(p); err == nil {
+			lt = cs.terms.lines(string(src))
 		}
-		lines = strings.Split(string(src), "\n")
-		c.lines[u.Path] = lines
+		cs.files[p] = lt
+	}
+	return lt
+}
+
+func (cs *corpusSources) path(p string) []int32 {
+	ids, ok := cs.paths[p]
+	if !ok {
+		ids = cs.terms.text(nil, strings.TrimSuffix(p, path.Ext(p)))
+		cs.paths[p] = ids
+	}
+	return ids
+}
+
+// fileDocs is BM25 of whole files, path weighted up.
+func (cs *corpusSources) fileDocs() (*bm25, []string) {
+	files := cs.ix.Files()
+	paths := make([]string, len(files))
+	b := newBM25Builder(cs.terms)
+	for i, f := range files {
+		paths[i] = f.Path
+		b.add(cs.path(f.Path), nameBoost)
+		if lt := cs.file(f.Path); lt != nil {
+			b.add(lt.ids, 1)
+		}
+		b.endDoc()
+	}
+	return b.done(), paths
+}
+
+// unitDoc adds a unit's document: its name, its path, and its own lines,
+// without the bodies of nested units, so a class is not scored by its
+// methods' text (they are documents of their own).
+func (cs *corpusSources) unitDoc(b *bm25Builder, u *index.Unit) {
+	b.add(cs.terms.text(nil, u.QualName), nameBoost)
+	b.add(cs.path(u.Path), 1)
+	lt := cs.file(u.Path)
+	if lt == nil {
+		b.add(cs.terms.text(nil, u.Signature), 1)
+		b.endDoc()
+		return
 	}
 	var nested [][2]int
 	for _, e := range u.Children {
 		if e.Rel != index.Contains {
 			continue
 		}
-		if ch, ok := c.ix.Unit(e.ID); ok && ch.Path == u.Path {
+		if ch, ok := cs.ix.Unit(e.ID); ok && ch.Path == u.Path {
 			nested = append(nested, [2]int{ch.Start, ch.End})
 		}
 	}
-	var b strings.Builder
-	for l := max(u.Start, 1); l <= min(u.End, len(lines)); l++ {
-		if inSpans(l, nested) {
-			continue
+	for l := max(u.Start, 1); l <= min(u.End, lt.count()); l++ {
+		if !inSpans(l, nested) {
+			b.add(lt.line(l), 1)
 		}
-		b.WriteString(lines[l-1])
-		b.WriteByte('\n')
 	}
-	return b.String()
+	b.endDoc()
 }
 
 func inSpans(l int, spans [][2]int) bool {
@@ -136,21 +174,9 @@ func BM25Units(ix *index.Index, issue string, k int) []string {
 // normalised so the best file scores 1. It is built on first use.
 func (c *corpus) fileScores(query map[string]float64) map[string]float64 {
 	c.fileOnce.Do(func() {
-		files := c.ix.Files()
-		docs := make([][]string, len(files))
-		memo := map[string][]string{}
-		c.filePaths = make([]string, len(files))
-		for i, f := range files {
-			c.filePaths[i] = f.Path
-			p := identTokens(strings.TrimSuffix(f.Path, path.Ext(f.Path)))
-			for range nameBoost {
-				docs[i] = append(docs[i], p...)
-			}
-			if src, err := c.ix.Source(f.Path); err == nil {
-				docs[i] = appendTokens(docs[i], string(src), memo)
-			}
-		}
-		c.fileBM = newBM25(docs)
+		src := newCorpusSources(c.ix)
+		c.fileBM, c.filePaths = src.fileDocs()
+		src.terms.forgetWords()
 	})
 	return normalised(c.fileBM.scores(query), func(d int) string { return c.filePaths[d] })
 }

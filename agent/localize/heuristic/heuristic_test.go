@@ -207,3 +207,21 @@ func BenchmarkHeuristicCorpus(b *testing.B) {
 		newCorpus(ix)
 	}
 }
+
+// TestHeuristicChunksOnly: in a repository the index holds only as plain
+// chunks, no unit is a candidate, and files rank by their whole text.
+func TestHeuristicChunksOnly(t *testing.T) {
+	ix, err := index.Build(context.Background(), "../../../testdata/localize/shop", index.Options{NoCache: true, MaxFileSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range ix.Units() {
+		if u.Kind != index.KindChunk {
+			t.Fatalf("%s is a %s, want only chunks", u.ID, u.Kind)
+		}
+	}
+	_, files, _ := heurConverse(t, New(ix, nil), "Rounding of money amounts loses a cent: round_money rounds half down.")
+	if len(files) == 0 || files[0] != "shop/money.py" {
+		t.Errorf("files %v: money.py should rank first on its text", files)
+	}
+}

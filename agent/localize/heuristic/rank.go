@@ -312,9 +312,8 @@ func (st *hstate) files(cands []candidate) []candidate {
 			}
 		}
 	}
-	fileRel := st.h.corpus.fileScores(st.query)
 	if len(order) == 0 {
-		order = st.fallbackFiles(fileRel)
+		order = st.fallbackFiles(st.h.corpus.fileScores(st.query))
 	}
 	w := st.h.p
 	order = append(order, st.pastFiles()...)

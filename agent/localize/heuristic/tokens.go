@@ -6,30 +6,16 @@ import (
 )
 
 // identTokens splits text into lower-case search tokens: every identifier
-// whole, and its camelCase / snake_case parts.
-func identTokens(text string) []string { return appendTokens(nil, text, nil) }
-
-// appendTokens appends text's tokens to out. With a memo, each distinct
-// word is split once: a corpus repeats its identifiers thousands of times,
-// and splitting them was most of the cost of building it.
-func appendTokens(out []string, text string, memo map[string][]string) []string {
+// whole, and its camelCase / snake_case parts. (A corpus goes through
+// termTable, which splits each distinct word once.)
+func identTokens(text string) []string {
+	var out []string
 	start := -1
 	flush := func(end int) {
-		if start < 0 {
-			return
+		if start >= 0 {
+			out = append(out, wordTokens(text[start:end])...)
+			start = -1
 		}
-		w := text[start:end]
-		start = -1
-		if memo == nil {
-			out = append(out, wordTokens(w)...)
-			return
-		}
-		t, ok := memo[w]
-		if !ok {
-			t = wordTokens(w)
-			memo[strings.Clone(w)] = t
-		}
-		out = append(out, t...)
 	}
 	for i, r := range text {
 		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_') {
@@ -124,4 +110,111 @@ func stem(w string) string {
 		w = w[:len(w)-1]
 	}
 	return w
+}
+
+// termTable interns tokens as dense ids, and remembers each distinct word's
+// tokens so a word the corpus repeats thousands of times is split once.
+type termTable struct {
+	ids   map[string]int32
+	words map[string][]int32 // word -> its tokens' ids, as wordTokens gives them
+}
+
+func newTermTable() *termTable {
+	return &termTable{ids: map[string]int32{}, words: map[string][]int32{}}
+}
+
+// token is a token's id, entering it if new.
+func (tt *termTable) token(t string) int32 {
+	id, ok := tt.ids[t]
+	if !ok {
+		id = int32(len(tt.ids))
+		tt.ids[t] = id
+	}
+	return id
+}
+
+func (tt *termTable) word(w string) []int32 {
+	if ids, ok := tt.words[w]; ok {
+		return ids
+	}
+	if tt.words == nil {
+		tt.words = map[string][]int32{}
+	}
+	toks := wordTokens(w)
+	ids := make([]int32, len(toks))
+	for i, t := range toks {
+		ids[i] = tt.token(t)
+	}
+	tt.words[strings.Clone(w)] = ids
+	return ids
+}
+
+// forgetWords drops the words' splits once a corpus is built: its
+// queries look tokens up, and the splits are a large table to keep.
+func (tt *termTable) forgetWords() { tt.words = nil }
+
+// isWordByte reports whether c is part of a word: an ASCII letter, digit
+// or underscore. Every other byte, each byte of a multi-byte character
+// included, separates words, as in identTokens.
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+// text appends the ids of text's tokens: identTokens, as ids.
+func (tt *termTable) text(out []int32, text string) []int32 {
+	for i := 0; i < len(text); {
+		if !isWordByte(text[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(text) && isWordByte(text[j]) {
+			j++
+		}
+		out = append(out, tt.word(text[i:j])...)
+		i = j
+	}
+	return out
+}
+
+// lineTokens is a text's tokens as ids, line by line.
+type lineTokens struct {
+	ids    []int32
+	starts []int32 // starts[l-1]: where line l's tokens begin in ids
+}
+
+// lines tokenizes text once, noting where each line's tokens begin. Lines
+// are split at "\n" as strings.Split splits them, so a text ending in a
+// newline has an empty last line.
+func (tt *termTable) lines(text string) *lineTokens {
+	lt := &lineTokens{ids: make([]int32, 0, len(text)/8), starts: make([]int32, 1, len(text)/32+1)}
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c == '\n' {
+			lt.starts = append(lt.starts, int32(len(lt.ids)))
+		}
+		if !isWordByte(c) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(text) && isWordByte(text[j]) {
+			j++
+		}
+		lt.ids = append(lt.ids, tt.word(text[i:j])...)
+		i = j
+	}
+	return lt
+}
+
+// count is how many lines the text has.
+func (lt *lineTokens) count() int { return len(lt.starts) }
+
+// line is line l's token ids, 1-based.
+func (lt *lineTokens) line(l int) []int32 {
+	end := len(lt.ids)
+	if l < len(lt.starts) {
+		end = int(lt.starts[l])
+	}
+	return lt.ids[lt.starts[l-1]:end]
 }
