@@ -1,7 +1,8 @@
 // Package sandbox confines the agent's shell commands at the operating
-// system level: each command runs in fresh user, mount, network and pid
-// namespaces, under a Landlock ruleset and a seccomp filter, in cgroups
-// that bound its memory and processes.
+// system level: each command runs in mount and pid namespaces of its own,
+// inside user and network namespaces made for the policy, under a
+// Landlock ruleset and a seccomp filter, in cgroups that bound its memory
+// and processes.
 //
 // The confinement is applied by our own binary, started again as a
 // helper with a program in its environment: the system calls this
