@@ -94,6 +94,7 @@ func TestInPlaceStartingStates(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each run has a checkout and a home of its own
 			repo := messyCheckout(t)
 			tc.prepare(t, repo)
 			before := checkoutState(t, repo)

@@ -271,6 +271,7 @@ func TestKilledInPlaceRunsRestoreTheCheckout(t *testing.T) {
 	for i := 0; i < kills; i++ {
 		at := 1 + i*(total-2)/kills
 		t.Run(fmt.Sprintf("after event %d of %d", at, total), func(t *testing.T) {
+			t.Parallel() // each run has a checkout and a home of its own
 			repo := messyCheckout(t)
 			before := checkoutState(t, repo)
 			id := killAfter(t, repo, at, "--in-place")

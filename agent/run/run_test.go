@@ -290,6 +290,7 @@ func TestRunModes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each run has a checkout of its own
 			repo, readme := sampleRepo(t)
 			opts := tt.opts
 			opts.Repo, opts.Issue, opts.Approve = repo, readIssue(t), "auto"
