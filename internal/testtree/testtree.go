@@ -1,5 +1,6 @@
-// Package testtree copies sample repositories from testdata into a test's
-// temporary folders, for the tests of several packages.
+// Package testtree makes the trees that the tests of several packages work
+// on: sample repositories copied from testdata into a test's temporary
+// folders, and throwaway git repositories with known commit times.
 package testtree
 
 import (

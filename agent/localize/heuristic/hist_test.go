@@ -2,79 +2,33 @@ package heuristic
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/swe-adept/swe-adept/agent/localize/history"
 	"github.com/swe-adept/swe-adept/index"
+	"github.com/swe-adept/swe-adept/internal/testtree"
 )
 
 // gitRepo is a made-up repository whose commits are a day apart, so ages
 // are known.
 type gitRepo struct {
-	t     *testing.T
-	dir   string
-	clock int64
+	*testtree.Repo
+	t *testing.T
 }
 
-func newGitRepo(t *testing.T, files map[string]string) *gitRepo {
+func newGitRepo(t *testing.T, files map[string]string) gitRepo {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not on PATH")
-	}
-	r := &gitRepo{t: t, dir: t.TempDir(), clock: 1_600_000_000}
-	r.git("init", "-q", "-b", "main")
-	r.commit("initial", files)
+	r := gitRepo{testtree.NewRepo(t), t}
+	r.Commit("initial", files)
 	return r
 }
 
-func (r *gitRepo) git(args ...string) string {
-	r.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = r.dir
-	date := "@" + strconv.FormatInt(r.clock, 10) + " +0000"
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t",
-		"GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		r.t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// commit writes the files (appending to those whose body starts with
-// "+") and commits them a day after the last commit.
-func (r *gitRepo) commit(msg string, files map[string]string) string {
-	r.t.Helper()
-	for name, body := range files {
-		p := filepath.Join(r.dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			r.t.Fatal(err)
-		}
-		if tail, ok := strings.CutPrefix(body, "+"); ok {
-			old, _ := os.ReadFile(p)
-			body = string(old) + tail
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			r.t.Fatal(err)
-		}
-	}
-	r.clock += 86400
-	r.git("add", "-A")
-	r.git("commit", "-q", "-m", msg)
-	return r.git("rev-parse", "HEAD")
-}
-
 // index indexes the work tree as it is checked out.
-func (r *gitRepo) index() *index.Index {
+func (r gitRepo) index() *index.Index {
 	r.t.Helper()
-	ix, err := index.Build(context.Background(), r.dir, index.Options{NoCache: true})
+	ix, err := index.Build(context.Background(), r.Dir, index.Options{NoCache: true})
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -113,13 +67,13 @@ func rankAt(t *testing.T, ix *index.Index, p Params, issue string) (files, funcs
 // even more.
 func TestSimilarPastChanges(t *testing.T) {
 	r := newGitRepo(t, inks)
-	r.commit("Fix a blank page in Inkscape when the document holds one shape", map[string]string{
+	r.Commit("Fix a blank page in Inkscape when the document holds one shape", map[string]string{
 		"tests/test_export.py": "def test_blank_page_in_inkscape():\n    assert write_document([], None)\n",
 		"inks/export/svg.py":   "def write_document(shapes, stream):\n    stream.write('<svg xmlns=\"http://www.w3.org/2000/svg\">')\n    for s in shapes:\n        stream.write(s.to_svg())\n"})
-	base := r.commit("Add colour column", map[string]string{"inks/schema.py": "+\n\ndef colour_of(row):\n    return row.get('colour')\n"})
-	future := r.commit("Inkscape shows a blank page for an exported image", map[string]string{
+	base := r.Commit("Add colour column", map[string]string{"inks/schema.py": "+\n\ndef colour_of(row):\n    return row.get('colour')\n"})
+	future := r.Commit("Inkscape shows a blank page for an exported image", map[string]string{
 		"inks/export/png.py": "def write_image(shapes, stream):\n    stream.write(b'\\x89PNG')\n"})
-	r.git("checkout", "-q", "--detach", base)
+	r.Git("checkout", "-q", "--detach", base)
 	ix := r.index()
 	issue := "Blank page in Inkscape\n\nOpening what I exported in Inkscape shows a blank page."
 
@@ -161,7 +115,7 @@ func TestSimilarPastChanges(t *testing.T) {
 func TestRecentChurn(t *testing.T) {
 	r := newGitRepo(t, inks)
 	for i := range 4 {
-		r.commit("Tidy CSV reading "+strconv.Itoa(i), map[string]string{"inks/formats/csvfmt.py": "+\n# note " + strconv.Itoa(i) + "\n"})
+		r.Commit("Tidy CSV reading "+strconv.Itoa(i), map[string]string{"inks/formats/csvfmt.py": "+\n# note " + strconv.Itoa(i) + "\n"})
 	}
 	ix := r.index()
 	issue := "read_rows loses the last row\n\n`read_rows` returns one row too few."
@@ -183,7 +137,7 @@ func TestRecentChurn(t *testing.T) {
 func TestCoChange(t *testing.T) {
 	r := newGitRepo(t, inks)
 	for i := range 3 {
-		r.commit("Reader and schema change "+strconv.Itoa(i), map[string]string{
+		r.Commit("Reader and schema change "+strconv.Itoa(i), map[string]string{
 			"inks/formats/csvfmt.py": "+\n# csv " + strconv.Itoa(i) + "\n",
 			"inks/schema.py":         "+\n# schema " + strconv.Itoa(i) + "\n",
 		})
