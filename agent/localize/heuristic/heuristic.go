@@ -28,13 +28,13 @@ type Heuristic struct {
 
 	// lex is shared by every copy WithParams makes: the corpus depends on
 	// the index only.
-	lex    *lazyCorpus
+	lex    func() *corpus // built on first use, once
 	corpus *corpus
 	// hist is shared the same way: the history depends on the repository
 	// only.
 	hist *histSource
 	// layout is shared too: what each folder holds depends on the tree.
-	layout *lazyLayout
+	layout func() *layout // learned on first use, once
 
 	mu sync.Mutex
 	st *hstate
@@ -52,24 +52,15 @@ func NewWithParams(ix *index.Index, s *search.Searcher, p Params) *Heuristic {
 	if s == nil {
 		s = search.NewSearcher(ix)
 	}
-	return &Heuristic{ix: ix, s: s, p: p, lex: &lazyCorpus{}, hist: &histSource{}, layout: &lazyLayout{}}
+	return &Heuristic{ix: ix, s: s, p: p, hist: &histSource{},
+		lex:    sync.OnceValue(func() *corpus { return newCorpus(ix) }),
+		layout: sync.OnceValue(func() *layout { return learnLayout(ix) })}
 }
 
 // WithParams is a localizer over the same index and corpus with other
 // weights, for evaluating many weights without rebuilding the corpus.
 func (h *Heuristic) WithParams(p Params) *Heuristic {
 	return &Heuristic{ix: h.ix, s: h.s, p: p, lex: h.lex, hist: h.hist, layout: h.layout}
-}
-
-// lazyCorpus builds the corpus on first use, once.
-type lazyCorpus struct {
-	once sync.Once
-	c    *corpus
-}
-
-func (l *lazyCorpus) get(ix *index.Index) *corpus {
-	l.once.Do(func() { l.c = newCorpus(ix) })
-	return l.c
 }
 
 // Searcher is the searcher the heuristic scores with, so a caller running
@@ -94,7 +85,7 @@ func (h *Heuristic) Complete(ctx context.Context, req llm.Request) (llm.Response
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.corpus = h.lex.get(h.ix)
+	h.corpus = h.lex()
 	issue, budget := issueOf(req.Messages)
 	// A conversation that has only its opening turns is a new run, even of
 	// the same issue.

@@ -5,7 +5,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/swe-adept/swe-adept/index"
 )
@@ -22,17 +21,6 @@ import (
 //     own (a setup script, project file or licence).
 type layout struct {
 	kinds map[string]asideKind // folder -> what it is; library folders are absent
-}
-
-// lazyLayout learns the layout on first use, once per index.
-type lazyLayout struct {
-	once sync.Once
-	l    *layout
-}
-
-func (l *lazyLayout) get(ix *index.Index) *layout {
-	l.once.Do(func() { l.l = learnLayout(ix) })
-	return l.l
 }
 
 // Limits on the walk of the tree for non-code files: a hostile or huge

@@ -73,7 +73,7 @@ func newHState(ctx context.Context, h *Heuristic, issue string, budget int) *hst
 	for _, name := range local {
 		delete(query, strings.ToLower(name))
 	}
-	pri := newPriors(h.ix, h.layout.get(h.ix))
+	pri := newPriors(h.ix, h.layout())
 	pri.learnAbout(entries, issue[:titleEnd(issue)])
 	st := &hstate{
 		h: h, issue: issue, entries: entries, budget: budget, query: query, rel: h.corpus.scoresFor(query), pri: pri,
