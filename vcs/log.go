@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -77,13 +76,10 @@ const (
 	maxLogMessage = 64 << 10
 )
 
-// logOverrides pin what configuration could change or run during a log:
-// signatures checked by an external program, merge diffs, rename limits,
-// prefixes, and the hunk-header patterns of the two drivers the attributes
-// below name.
+// logOverrides pin, beside configOverrides, what configuration could change
+// during a log: rename limits, and the hunk-header patterns of the two
+// drivers the attributes below name.
 var logOverrides = []string{
-	"-c", "log.showSignature=false",
-	"-c", "core.fsmonitor=false",
 	"-c", "diff.renameLimit=1000",
 	"-c", `diff.python.xfuncname=^[ 	]*((class|(async[ 	]+)?def)[ 	].*)$`,
 	"-c", `diff.golang.xfuncname=^(func[ 	].*|type[ 	].*)$`,
@@ -101,7 +97,7 @@ func ResolveCommit(ctx context.Context, gitDir, rev string) (string, error) {
 	if strings.HasPrefix(rev, "-") {
 		return "", fmt.Errorf("resolve %q: %w", rev, ErrUnknownRevision)
 	}
-	out, err := gitCmd{args: []string{"--git-dir=" + gitDir, "rev-parse", "--quiet", "--verify", "--end-of-options", rev + "^{commit}"}, env: []string{"GIT_NO_LAZY_FETCH=1"}}.run(ctx)
+	out, err := gitCmd{gitDir: gitDir, args: []string{"rev-parse", "--quiet", "--verify", "--end-of-options", rev + "^{commit}"}}.run(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", err
@@ -114,8 +110,8 @@ func ResolveCommit(ctx context.Context, gitDir, rev string) (string, error) {
 // ReadGraph streams the ancestry of rev, leaving out not and their
 // ancestors: every commit with its parents, newest first.
 func ReadGraph(ctx context.Context, gitDir, rev string, not []string, each func(GraphCommit) error) error {
-	args := append([]string{"--git-dir=" + gitDir, "rev-list", "--parents", "--timestamp", "--end-of-options", rev}, notArgs(not)...)
-	return streamGit(ctx, args, func(r *bufio.Reader) error {
+	args := append([]string{"rev-list", "--parents", "--timestamp", "--end-of-options", rev}, notArgs(not)...)
+	return streamGit(ctx, gitCmd{gitDir: gitDir, args: args}, func(r *bufio.Reader) error {
 		for {
 			line, err := r.ReadString('\n')
 			if f := strings.Fields(line); len(f) > 1 && validHash(f[1]) {
@@ -162,10 +158,10 @@ func ReadLog(ctx context.Context, gitDir string, o LogOptions, each func(LogComm
 	if err := errors.Join(werr, attrs.Close()); err != nil {
 		return fmt.Errorf("read history: %w", err)
 	}
-	args := append([]string{"-c", "core.attributesFile=" + filepath.ToSlash(attrs.Name())}, logOverrides...)
-	args = append(args, "--git-dir="+gitDir, "log", "--no-merges", "--full-history", "--diff-merges=off",
+	config := append([]string{"-c", "core.attributesFile=" + filepath.ToSlash(attrs.Name())}, logOverrides...)
+	args := []string{"log", "--no-merges", "--full-history", "--diff-merges=off",
 		"--no-color", "--no-ext-diff", "--no-textconv", "--find-renames", "--unified=0", "--patch",
-		"--src-prefix=a/", "--dst-prefix=b/", "--no-abbrev", "--format=%x00%x00%H%x00%ct%x00%B%x00")
+		"--src-prefix=a/", "--dst-prefix=b/", "--no-abbrev", "--format=%x00%x00%H%x00%ct%x00%B%x00"}
 	if o.MaxCount > 0 {
 		args = append(args, "--max-count="+strconv.Itoa(o.MaxCount))
 	}
@@ -173,24 +169,22 @@ func ReadLog(ctx context.Context, gitDir string, o LogOptions, each func(LogComm
 	args = append(args, notArgs(o.Not)...)
 	args = append(args, "--")
 	args = append(args, o.Paths...)
-	return streamGit(ctx, args, func(r *bufio.Reader) error { return parseLog(r, each) })
+	return streamGit(ctx, gitCmd{gitDir: gitDir, config: config, args: args}, func(r *bufio.Reader) error { return parseLog(r, each) })
 }
 
-// streamGit runs git with the package's environment and overrides and
-// hands its output to read as it comes.
-func streamGit(ctx context.Context, args []string, read func(*bufio.Reader) error) error {
-	full := append(append([]string(nil), configOverrides...), args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Env = append(gitEnv(), "GIT_NO_LAZY_FETCH=1")
+// streamGit runs c, as every command of the package runs, and hands its
+// output to read as it comes.
+func streamGit(ctx context.Context, c gitCmd, read func(*bufio.Reader) error) error {
+	cmd := c.command(ctx)
 	cmd.WaitDelay = 5 * time.Second
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return fmt.Errorf("git %s: %w", gitVerb(args), err)
+		return fmt.Errorf("git %s: %w", c.args[0], err)
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("git %s: %w", gitVerb(args), err)
+		return fmt.Errorf("git %s: %w", c.args[0], err)
 	}
 	rerr := read(bufio.NewReaderSize(out, 1<<20))
 	if rerr != nil {
@@ -199,20 +193,11 @@ func streamGit(ctx context.Context, args []string, read func(*bufio.Reader) erro
 	werr := cmd.Wait()
 	switch {
 	case ctx.Err() != nil:
-		return fmt.Errorf("git %s: %w", gitVerb(args), ctx.Err())
+		return fmt.Errorf("git %s: %w", c.args[0], ctx.Err())
 	case rerr != nil:
 		return rerr
 	case werr != nil:
-		return fmt.Errorf("git %s: %v: %s", gitVerb(args), werr, strings.TrimSpace(stderr.String()))
+		return fmt.Errorf("git %s: %v: %s", c.args[0], werr, strings.TrimSpace(stderr.String()))
 	}
 	return nil
-}
-
-func gitVerb(args []string) string {
-	for _, a := range args {
-		if a == "log" || a == "rev-list" {
-			return a
-		}
-	}
-	return "log"
 }
