@@ -9,11 +9,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// compile is the helper's program for s: make the namespaces, join the cgroups, hide the
-// secrets, mount the caches' writable views, make the view, go back to
-// the working directory through it, set the limits, restrict with
-// Landlock, close what was inherited and load the seccomp filter. The
-// helper then execs the command.
+// compile is the helper's program for s: make the namespaces, join the
+// cgroups, hide the secrets, mount the caches' writable views, make the
+// view, go back to the working directory through it, set the limits,
+// restrict with Landlock, close what was inherited and load the seccomp
+// filter. The helper then execs the command.
 func (s spec) compile(held *heldNS) (*program, error) {
 	prog := &program{}
 	held.enter(prog, s.Net)
