@@ -10,24 +10,31 @@ import (
 // termTable, which splits each distinct word once.)
 func identTokens(text string) []string {
 	var out []string
-	start := -1
-	flush := func(end int) {
-		if start >= 0 {
-			out = append(out, wordTokens(text[start:end])...)
-			start = -1
+	scanWords(text, func(w string) { out = append(out, wordTokens(w)...) }, nil)
+	return out
+}
+
+// scanWords calls word with each word of text, a run of ASCII letters,
+// digits and underscores (every other byte, each byte of a multi-byte
+// character included, separates words), and newline, when not nil, at
+// each "\n".
+func scanWords(text string, word func(string), newline func()) {
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c == '\n' && newline != nil {
+			newline()
 		}
-	}
-	for i, r := range text {
-		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_') {
-			if start < 0 {
-				start = i
-			}
+		if !isWordByte(c) {
+			i++
 			continue
 		}
-		flush(i)
+		j := i + 1
+		for j < len(text) && isWordByte(text[j]) {
+			j++
+		}
+		word(text[i:j])
+		i = j
 	}
-	flush(len(text))
-	return out
 }
 
 // wordTokens are one identifier's tokens: itself when it has parts, and
@@ -154,26 +161,14 @@ func (tt *termTable) word(w string) []int32 {
 func (tt *termTable) forgetWords() { tt.words = nil }
 
 // isWordByte reports whether c is part of a word: an ASCII letter, digit
-// or underscore. Every other byte, each byte of a multi-byte character
-// included, separates words, as in identTokens.
+// or underscore.
 func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
 
 // text appends the ids of text's tokens: identTokens, as ids.
 func (tt *termTable) text(out []int32, text string) []int32 {
-	for i := 0; i < len(text); {
-		if !isWordByte(text[i]) {
-			i++
-			continue
-		}
-		j := i + 1
-		for j < len(text) && isWordByte(text[j]) {
-			j++
-		}
-		out = append(out, tt.word(text[i:j])...)
-		i = j
-	}
+	scanWords(text, func(w string) { out = append(out, tt.word(w)...) }, nil)
 	return out
 }
 
@@ -188,22 +183,8 @@ type lineTokens struct {
 // newline has an empty last line.
 func (tt *termTable) lines(text string) *lineTokens {
 	lt := &lineTokens{ids: make([]int32, 0, len(text)/8), starts: make([]int32, 1, len(text)/32+1)}
-	for i := 0; i < len(text); {
-		c := text[i]
-		if c == '\n' {
-			lt.starts = append(lt.starts, int32(len(lt.ids)))
-		}
-		if !isWordByte(c) {
-			i++
-			continue
-		}
-		j := i + 1
-		for j < len(text) && isWordByte(text[j]) {
-			j++
-		}
-		lt.ids = append(lt.ids, tt.word(text[i:j])...)
-		i = j
-	}
+	scanWords(text, func(w string) { lt.ids = append(lt.ids, tt.word(w)...) },
+		func() { lt.starts = append(lt.starts, int32(len(lt.ids))) })
 	return lt
 }
 
