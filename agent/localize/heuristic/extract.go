@@ -22,6 +22,8 @@ const (
 	EntrySnake     EntryKind = "snake"     // snake_case word in prose
 	EntryMessage   EntryKind = "message"   // the literal start of an error message
 	EntryTestName  EntryKind = "tested"    // what a test the issue names tests
+	EntryCommand   EntryKind = "command"   // $ prog sub: the subcommand a shell line runs
+	EntryOutput    EntryKind = "output"    // text a command the issue runs printed
 )
 
 // kindWeight is the prior trust of each kind.
@@ -35,6 +37,8 @@ var kindWeight = map[EntryKind]float64{
 	EntrySnake:     1.2,
 	EntryMessage:   2.0,
 	EntryTestName:  1.4,
+	EntryCommand:   2.0,
+	EntryOutput:    2.0,
 }
 
 // EntryPoint is a code entity the issue names: a search to start from.
@@ -51,6 +55,13 @@ type EntryPoint struct {
 	// Local is set when the issue's own code defines the name (a class or
 	// function of the reproduction script, a variable).
 	Local bool
+	// Programs are the programs shell lines run with Text as their first
+	// argument ("$ tool export": Text may be a subcommand of tool), or
+	// that printed Text.
+	Programs []string
+	// Cells are the column names of a table header a command printed
+	// (EntryOutput only): the code that prints it holds each as a string.
+	Cells []string
 }
 
 var (
@@ -69,6 +80,9 @@ var (
 	reCodeAttr   = regexp.MustCompile(`\.([A-Za-z_]\w*)`)
 	reImport     = regexp.MustCompile(`(?m)^\s*(?:from\s+([\w.]+)\s+)?import\s+([\w., ]+)`)
 	reIdent      = regexp.MustCompile(`^[A-Za-z_]\w*$`)
+	// A shell line running a program with a plain word first:
+	// "$ tool export --all". The word may be a subcommand.
+	reShellLine = regexp.MustCompile(`(?m)^[ \t]*\$[ \t]+([A-Za-z][\w.-]*)[ \t]+([A-Za-z][A-Za-z0-9_-]*)[ \t]*(?:$|[ \t\r-])`)
 	// An exception line: "ValueError: discount rate 50 is not ...".
 	reErrLine = regexp.MustCompile(`(?m)^[ \t]*[A-Za-z_][\w.]*(?:Error|Exception|Warning):[ \t]+(.{8,200})$`)
 	// Where a message's literal text stops: quotes, braces, paths, numbers.
@@ -118,15 +132,18 @@ func ExtractEntryPoints(issue string) []EntryPoint {
 	c.messages(issue)
 	c.logLines(issue)
 	c.testNames(prose)
+	c.commands(issue)
+	// What a command printed is not code the reporter wrote.
+	code := blank(prose, c.outputs(issue))
 	fences := reFence.FindAllStringSubmatchIndex(prose, -1)
 	for _, m := range fences {
-		c.codeBlock(prose[m[2]:m[3]], m[2])
+		c.codeBlock(code[m[2]:m[3]], m[2])
 	}
 	prose = blank(prose, fences)
 	c.quoted(prose)
 	c.words(prose, false)
 	c.markLocal(issue)
-	return c.sorted(titleEnd(issue))
+	return c.sorted(issue[:titleEnd(issue)])
 }
 
 // titleBonus is added to names in the issue's title: a title names what
@@ -234,6 +251,17 @@ func (c *collector) stackFrames(issue string) {
 func (c *collector) messages(issue string) {
 	for _, m := range reErrLine.FindAllStringSubmatchIndex(issue, -1) {
 		c.message(issue[m[2]:m[3]], m[2])
+	}
+}
+
+// commands takes the first word after the program of each shell line:
+// when the program is the repository's own, the word names the command
+// the issue is about.
+func (c *collector) commands(issue string) {
+	for _, m := range reShellLine.FindAllStringSubmatchIndex(issue, -1) {
+		if e := c.add(issue[m[4]:m[5]], EntryCommand, m[4]); e != nil && e.Kind == EntryCommand {
+			e.ranBy(issue[m[2]:m[3]])
+		}
 	}
 }
 
@@ -363,11 +391,13 @@ func (c *collector) words(text string, inCode bool) {
 	}
 }
 
-func (c *collector) sorted(title int) []EntryPoint {
+func (c *collector) sorted(title string) []EntryPoint {
 	out := make([]EntryPoint, 0, len(c.byText))
 	for _, e := range c.byText {
 		e.Weight = kindWeight[e.Kind] + 0.25*float64(min(e.Count-1, 4))
-		if e.First < title {
+		// A subcommand is a plain word, which the title's prose is not
+		// searched for: "tool export drops ..." names the command too.
+		if e.First < len(title) || e.Kind == EntryCommand && hasWord(title, e.Text) {
 			e.Weight += titleBonus
 		}
 		switch {

@@ -3,7 +3,9 @@ package heuristic
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
+	"unicode"
 )
 
 var (
@@ -118,5 +120,108 @@ func (c *collector) message(msg string, pos int) {
 	msg = strings.TrimRight(strings.TrimSpace(msg), ".,;!? ")
 	if len(strings.Fields(msg)) >= 3 {
 		c.add(msg, EntryMessage, pos)
+	}
+}
+
+var (
+	// A shell line in a code block: "$ tool sub --flag". The lines after
+	// it, up to the next shell line, are what the command printed.
+	reShellPrompt = regexp.MustCompile(`^[ \t]*\$[ \t]+([A-Za-z][\w.-]*)`)
+	// Columns of printed tables are set apart by runs of spaces.
+	reColumnGap = regexp.MustCompile(`[ \t]{2,}`)
+	reHeadCell  = regexp.MustCompile(`^[A-Z][A-Za-z]*$`)
+	// Where printed prose breaks: values (as for messages), sentence ends
+	// and rules drawn with punctuation ("==== title ====", " * ").
+	reOutputStop = regexp.MustCompile(`['"{}\\/:<>\[\]()]|\d|[.!?;](?:\s|$)|[=*#~_|+-]{2,}|(?:^|\s)[*>|-](?:\s|$)`)
+	reProseWord  = regexp.MustCompile(`^[A-Za-z][a-z]*[,]?$`)
+)
+
+// outputs reads what the commands an issue runs printed. The repository's
+// own program prints its words from string literals, so a table header or
+// a sentence of its output leads to the code that prints it, as an error
+// message leads to the code that raises it. Whose program ran is decided
+// when searching (see dropForeignCommands). It returns the spans of the
+// printed lines.
+func (c *collector) outputs(issue string) (spans [][]int) {
+	for _, m := range reFence.FindAllStringSubmatchIndex(issue, -1) {
+		prog, pos := "", m[2]
+		for _, line := range strings.SplitAfter(issue[m[2]:m[3]], "\n") {
+			at := pos
+			pos += len(line)
+			if p := reShellPrompt.FindStringSubmatch(line); p != nil {
+				prog = p[1]
+				continue
+			}
+			if prog != "" {
+				c.outputLine(strings.TrimRight(line, "\r\n"), prog, at)
+				spans = append(spans, []int{at, pos})
+			}
+		}
+	}
+	return spans
+}
+
+// outputLine adds a printed table header by its cells, else the longest
+// run of plain words in the line.
+func (c *collector) outputLine(line, prog string, pos int) {
+	if cells := reColumnGap.Split(strings.TrimSpace(line), -1); len(cells) >= 3 && allMatch(cells, reHeadCell) {
+		if e := c.add(strings.Join(cells, " "), EntryOutput, pos); e != nil && e.Kind == EntryOutput {
+			e.ranBy(prog)
+			e.Cells = cells
+		}
+		return
+	}
+	best := ""
+	for _, frag := range reOutputStop.Split(line, -1) {
+		frag = strings.TrimSpace(frag)
+		if len(frag) > len(best) && proseLike(frag) {
+			best = frag
+		}
+	}
+	if best != "" {
+		if e := c.add(best, EntryOutput, pos); e != nil && e.Kind == EntryOutput {
+			e.ranBy(prog)
+		}
+	}
+}
+
+// proseLike reports whether a fragment reads as a sentence: at least three
+// words, most of them plain words rather than names or values.
+func proseLike(s string) bool {
+	words := strings.Fields(s)
+	plain := 0
+	for _, w := range words {
+		if reProseWord.MatchString(w) {
+			plain++
+		}
+	}
+	return plain >= 3 && 2*plain > len(words)
+}
+
+func allMatch(ss []string, re *regexp.Regexp) bool {
+	for _, s := range ss {
+		if !re.MatchString(s) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasWord reports whether text holds word whole, in any case: not as part
+// of a longer word.
+func hasWord(text, word string) bool {
+	for _, f := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !(r == '_' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r))
+	}) {
+		if f == strings.ToLower(word) {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *EntryPoint) ranBy(prog string) {
+	if !slices.Contains(e.Programs, prog) {
+		e.Programs = append(e.Programs, prog)
 	}
 }

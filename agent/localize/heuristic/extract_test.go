@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -215,6 +216,7 @@ func FuzzExtractEntryPoints(f *testing.F) {
 		"```unterminated\nfoo(",
 		"CamelCase snake_case a.b.C x.py",
 		"'\"`",
+		"```\n$ tool show x\n * Note: it was read.\nName  Kind  Area\n$\n$ x\n```",
 	} {
 		f.Add(s)
 	}
@@ -235,6 +237,9 @@ func FuzzExtractEntryPoints(f *testing.F) {
 			if e.Weight <= 0 || e.Count < 1 {
 				t.Fatalf("entry %+v: weight and count must be positive", e)
 			}
+			if (e.Kind == EntryCommand || e.Kind == EntryOutput) != (len(e.Programs) > 0) {
+				t.Fatalf("entry %+v: commands and output, and only they, name their program", e)
+			}
 		}
 	})
 }
@@ -245,4 +250,46 @@ func keys(m map[string]EntryPoint) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+func TestCommandOutput(t *testing.T) {
+	issue := "geo show should print the perimeter\n\n```\n$ geo show shapes.txt\n" +
+		" * Note: some shape files could not be read and were skipped.\n" +
+		"Name      Kind     Area\n" +
+		"square    Polygon  4.00\n" +
+		"wheel.rim Circle   3.14\n" +
+		"$ make html\n" +
+		"build succeeded, 2 warnings.\n" +
+		"```\n"
+	got := ExtractEntryPoints(issue)
+	m := entryMap(got)
+	want := []struct {
+		text, prog string
+		kind       EntryKind
+		cells      []string
+	}{
+		{"show", "geo", EntryCommand, nil},
+		{"html", "make", EntryCommand, nil},
+		{"some shape files could not be read and were skipped", "geo", EntryOutput, nil},
+		{"Name Kind Area", "geo", EntryOutput, []string{"Name", "Kind", "Area"}},
+	}
+	for _, w := range want {
+		e, ok := m[w.text]
+		if !ok || e.Kind != w.kind || !slices.Equal(e.Programs, []string{w.prog}) || !slices.Equal(e.Cells, w.cells) {
+			t.Errorf("%q: got %+v (present %v), want a %s entry of %s with cells %v", w.text, e, ok, w.kind, w.prog, w.cells)
+		}
+	}
+	// What a command printed is not the reporter's code: "wheel.rim" and
+	// "square" are values.
+	for _, text := range []string{"wheel.rim", "rim", "square", "Polygon", "build succeeded"} {
+		if e, ok := m[text]; ok {
+			t.Errorf("%q is printed output, not an entry point: %+v", text, e)
+		}
+	}
+	if !hasWord("Geo show drops shapes", "show") || hasWord("showing", "show") {
+		t.Error("hasWord: want whole words only")
+	}
+	if m["show"].Weight <= m["html"].Weight {
+		t.Errorf("a subcommand the title names should outweigh one it does not: %+v, %+v", m["show"], m["html"])
+	}
 }

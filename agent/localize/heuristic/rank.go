@@ -266,6 +266,10 @@ func (st *hstate) score(u *index.Unit) candidate {
 		why = append(why, "in the traceback")
 	}
 	su, seen := st.seen[u.ID]
+	if seen && su.command > 0 {
+		s += w.Name * su.command
+		why = append(why, "implements a command the issue runs")
+	}
 	if seen && su.raises {
 		s += w.Raises
 		why = append(why, "holds the message the issue quotes")

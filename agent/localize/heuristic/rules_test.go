@@ -117,8 +117,49 @@ func TestRankingRules(t *testing.T) {
 			file:  "geo/shapes.py",
 			below: [2]string{"geo/shapes.py", "geo/__init__.py"},
 		},
+		{
+			name: "a command the issue runs, and the table it prints, lead to the code that prints it",
+			issue: "geo show should also print the perimeter\n\nI add shapes with `manager.add_shape(Circle(2))` and " +
+				"`manager.add_polygon(points)` and then look at them:\n\n```\n$ geo show shapes.txt\n" +
+				"Name    Kind    Area\nwheel   Circle  12.57\n```\n\nThe shapes' area is there but not their perimeter.",
+			file:  "geo/cli.py",
+			fn:    "geo/cli.py:show_command",
+			fnTop: 1,
+		},
+		{
+			name: "a sentence the program printed leads to the code that prints it",
+			issue: "Files are skipped silently\n\n```\n$ geo count a.txt b.txt\n" +
+				" * Note: some shape files could not be read and were skipped.\n2\n```\n",
+			file:  "geo/cli.py",
+			fn:    "geo/cli.py:load",
+			fnTop: 1,
+		},
 	}
 	checkRanking(t, geoRepo(t), tests)
+}
+
+// TestForeignCommands: the words and output of a program that is not the
+// repository's own are no evidence.
+func TestForeignCommands(t *testing.T) {
+	issue := "```\n$ make show\nName    Kind    Area\n$ geo show\nName    Kind    Area\n```\n"
+	kept := dropForeignCommands(search.NewSearcher(geoRepo(t)), ExtractEntryPoints(issue))
+	progs := map[string]bool{}
+	for _, e := range kept {
+		if e.Kind == EntryCommand || e.Kind == EntryOutput {
+			for _, p := range e.Programs {
+				progs[p] = true
+			}
+		}
+	}
+	if !progs["geo"] {
+		t.Errorf("programs kept %v, want geo's: its own program ran the command too", progs)
+	}
+	kept = dropForeignCommands(search.NewSearcher(geoRepo(t)), ExtractEntryPoints("```\n$ make show\nName    Kind    Area\n```\n"))
+	for _, e := range kept {
+		if e.Kind == EntryCommand || e.Kind == EntryOutput {
+			t.Errorf("%+v: only another program ran it", e)
+		}
+	}
 }
 
 // TestNeverEmpty: an issue whose every name is the reporter's own, in a

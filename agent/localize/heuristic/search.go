@@ -57,17 +57,19 @@ type hstate struct {
 
 // seenUnit is what the heuristic knows of a unit or file it was shown.
 type seenUnit struct {
-	id     string
-	file   bool
-	entry  float64 // strength of the entry point whose search found it
-	via    string  // that entry point, or the parent it was opened from
-	depth  int
-	opened bool // shown as a search hit or opened as a child (not only listed)
-	raises bool // holds the text of an error message the issue quotes
+	id      string
+	file    bool
+	entry   float64 // strength of the entry point whose search found it
+	via     string  // that entry point, or the parent it was opened from
+	depth   int
+	opened  bool    // shown as a search hit or opened as a child (not only listed)
+	raises  bool    // holds the text of an error message the issue quotes
+	command float64 // implements a command the issue runs: that entry point's strength
 }
 
 func newHState(ctx context.Context, h *Heuristic, issue string, budget int) *hstate {
 	entries := ExtractEntryPoints(issue)
+	entries = dropForeignCommands(h.s, entries)
 	entries, local := dropLocal(h.s, entries)
 	query := issueQuery(issue, entries)
 	for _, name := range local {
@@ -103,6 +105,38 @@ func dropLocal(s *search.Searcher, entries []EntryPoint) (kept []EntryPoint, loc
 		kept = append(kept, e)
 	}
 	return kept, local
+}
+
+// dropForeignCommands leaves out the words and output of shell lines that
+// run another program than the repository's own: "$ make html" and what
+// it prints say nothing of where the fix lives.
+func dropForeignCommands(s *search.Searcher, entries []EntryPoint) []EntryPoint {
+	var kept []EntryPoint
+	for _, e := range entries {
+		if (e.Kind == EntryCommand || e.Kind == EntryOutput) && !slices.ContainsFunc(e.Programs, func(p string) bool { return ownProgram(s, p) }) {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	return kept
+}
+
+// ownProgram reports whether the repository holds the program a shell
+// line runs: a package or module of its name, outside the tests.
+func ownProgram(s *search.Searcher, prog string) bool {
+	name := strings.ReplaceAll(prog, "-", "_")
+	if !reIdent.MatchString(name) {
+		return false
+	}
+	for _, f := range []string{name + "/__init__.py", name + ".py"} {
+		r := s.FindFile(search.FindFileArgs{FileName: f})
+		for _, hit := range r.Hits {
+			if (hit.Path == f || strings.HasSuffix(hit.Path, "/"+f)) && !isTestFile(hit.Path) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // issueQuery is the issue's token bag, with the names of strong entry
@@ -151,6 +185,11 @@ func (st *hstate) entryTurn() (llm.Message, bool) {
 		if c, ok := st.entrySearch(e); ok {
 			calls = append(calls, c)
 			names = append(names, "`"+e.Text+"`")
+		}
+		if e.Kind == EntryCommand {
+			if c, ok := st.handlerSearch(e); ok {
+				calls = append(calls, c)
+			}
 		}
 		if e.Kind == EntryFile && e.Line > 0 && e.Frame == 0 {
 			if c, ok := st.lineSearch(e); ok {
@@ -227,6 +266,15 @@ func (st *hstate) entrySearch(e EntryPoint) (llm.ToolCall, bool) {
 	if e.Kind == EntryMessage {
 		return st.messageSearch(e)
 	}
+	if e.Kind == EntryCommand {
+		return st.commandSearch(e)
+	}
+	if e.Kind == EntryOutput {
+		if len(e.Cells) > 0 {
+			return st.headerSearch(e)
+		}
+		return st.messageSearch(e)
+	}
 	a := search.FindCodeDefArgs{DefinitionName: e.Text}
 	if e.Kind == EntryTraceback {
 		if f, _, ok := st.resolveFile(e.File); ok {
@@ -300,6 +348,153 @@ func (st *hstate) messageSearch(e EntryPoint) (llm.ToolCall, bool) {
 	}
 	return st.call(search.FindCodeContent.Name, a), true
 }
+
+// commandSearch finds the code that implements a subcommand of the
+// repository's own program: the library units holding its name as a
+// string literal (where a command-line parser registers it), else a
+// definition of its name.
+func (st *hstate) commandSearch(e EntryPoint) (llm.ToolCall, bool) {
+	for _, q := range quotedForms(e.Text) {
+		a := search.FindCodeContentArgs{Content: q}
+		r := st.h.s.FindCodeContent(a)
+		var lib []search.Hit
+		for _, hit := range r.Hits {
+			if hit.UnitID != "" && st.pri.library(hit.Path) {
+				lib = append(lib, hit)
+			}
+		}
+		if len(lib) == 0 || len(lib) > maxDefHits {
+			continue
+		}
+		r.Hits = lib
+		if !st.novel(r) {
+			return llm.ToolCall{}, false
+		}
+		st.addHits(r, e.Weight, e.Text)
+		for _, hit := range lib {
+			st.seen[hit.UnitID].command = max(st.seen[hit.UnitID].command, e.Weight)
+		}
+		return st.call(search.FindCodeContent.Name, a), true
+	}
+	a := search.FindCodeDefArgs{DefinitionName: strings.ReplaceAll(e.Text, "-", "_")}
+	return st.defSearch(a, e)
+}
+
+// handlerSearch opens the functions that handle a subcommand when the
+// code registering it hands it on: "show" registered in main and run by
+// show_command beside it. They are named after the command and live in
+// the file that registers it.
+func (st *hstate) handlerSearch(e EntryPoint) (llm.ToolCall, bool) {
+	words := identTokens(e.Text)
+	var ids []string
+	for _, id := range st.order {
+		su := st.seen[id]
+		if su.file || su.command == 0 {
+			continue
+		}
+		p, _ := splitUnitID(id)
+		f, ok := st.h.ix.File(p)
+		if !ok {
+			continue
+		}
+		for _, uid := range f.Units {
+			u, ok := st.h.ix.Unit(uid)
+			if ok && uid != id && u.Kind != index.KindChunk && u.Kind != index.KindClass && namedAfter(u.Name, words) && !slices.Contains(ids, uid) {
+				ids = append(ids, uid)
+			}
+		}
+	}
+	if len(ids) != 1 {
+		return llm.ToolCall{}, false // none, or no telling which
+	}
+	a := search.FindCodeDefArgs{DefinitionName: ids[0]}
+	r := st.h.s.FindCodeDef(a)
+	if len(r.Hits) == 0 || !st.novel(r) {
+		return llm.ToolCall{}, false
+	}
+	st.addHits(r, e.Weight, e.Text)
+	st.seen[ids[0]].command = e.Weight
+	return st.call(search.FindCodeDef.Name, a), true
+}
+
+// namedAfter reports whether a name holds every word of a command.
+func namedAfter(name string, words []string) bool {
+	toks := identTokens(name)
+	for _, w := range words {
+		if !slices.Contains(toks, w) {
+			return false
+		}
+	}
+	return len(words) > 0
+}
+
+// headerSearch finds the library code that prints a table header: the
+// units holding the rarest column name as a string literal, kept when
+// they hold the others too (all but one, for a header the issue wishes
+// for rather than shows).
+func (st *hstate) headerSearch(e EntryPoint) (llm.ToolCall, bool) {
+	var (
+		a     search.FindCodeContentArgs
+		r     search.Result
+		total = -1
+	)
+	for _, cell := range e.Cells {
+		for _, q := range quotedForms(cell) {
+			qa := search.FindCodeContentArgs{Content: q}
+			qr := st.h.s.FindCodeContent(qa)
+			if n := len(qr.Hits) + qr.More; n > 0 && (total < 0 || n < total) {
+				a, r, total = qa, qr, n
+			}
+		}
+	}
+	need := max(len(e.Cells)-1, 3)
+	var kept []search.Hit
+	for _, hit := range r.Hits {
+		if hit.UnitID != "" && st.pri.library(hit.Path) && st.cellsIn(hit.UnitID, e.Cells) >= need {
+			kept = append(kept, hit)
+		}
+	}
+	r.Hits = kept
+	if len(kept) == 0 || len(kept) > maxDefHits {
+		return llm.ToolCall{}, false
+	}
+	// Units another search showed still print the header: mark them even
+	// when this search adds nothing to show.
+	novel := st.novel(r)
+	if novel {
+		st.addHits(r, e.Weight, e.Text)
+	}
+	for _, hit := range kept {
+		if su, ok := st.seen[hit.UnitID]; ok {
+			su.raises = true
+		}
+	}
+	if !novel {
+		return llm.ToolCall{}, false
+	}
+	return st.call(search.FindCodeContent.Name, a), true
+}
+
+// cellsIn counts the cells a unit holds as string literals.
+func (st *hstate) cellsIn(id string, cells []string) int {
+	u, ok := st.h.ix.Unit(id)
+	if !ok {
+		return 0
+	}
+	n := 0
+	for _, cell := range cells {
+		for _, q := range quotedForms(cell) {
+			a := search.FindCodeContentArgs{Content: q, FilePath: u.Path, StartLine: u.Start, EndLine: u.End}
+			if len(st.h.s.FindCodeContent(a).Hits) > 0 {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+func quotedForms(s string) []string { return []string{`"` + s + `"`, `'` + s + `'`} }
 
 // lineSearch opens the unit at a file and line the issue points to.
 func (st *hstate) lineSearch(e EntryPoint) (llm.ToolCall, bool) {
