@@ -3,6 +3,7 @@
 package run
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -277,11 +278,10 @@ func TestRunSweepsCrashedRuns(t *testing.T) {
 			t.Skip(err)
 		}
 		_ = p
-		os.Stdout.WriteString("ready\n")
+		os.Stdout.WriteString("ready " + heldStateID() + "\n")
 		select {} // until killed
 	}
 	needConfinement(t)
-	before := leftovers(t)
 	child := exec.Command(os.Args[0], "-test.run=^TestRunSweepsCrashedRuns$")
 	child.Env = append(os.Environ(), "SWE_ADEPT_TEST_CRASHED_POLICY=1")
 	out, err := child.StdoutPipe()
@@ -291,15 +291,23 @@ func TestRunSweepsCrashedRuns(t *testing.T) {
 	if err := child.Start(); err != nil {
 		t.Fatal(err)
 	}
-	buf := make([]byte, 6)
-	if _, err := out.Read(buf); err != nil || string(buf) != "ready\n" {
-		t.Fatalf("the crashing run did not start: %q %v", buf, err)
+	line, err := bufio.NewReader(out).ReadString('\n')
+	id, ok := strings.CutPrefix(strings.TrimSpace(line), "ready ")
+	if err != nil || !ok || id == "" {
+		t.Fatalf("the crashing run did not start: %q %v", line, err)
 	}
 	child.Process.Kill()
 	child.Wait()
-	crashed := subtract(leftovers(t), before)
-	if len(crashed) == 0 {
-		t.Fatal("the crashed run left nothing to sweep")
+	// Only the crashed run's own leftovers: runs of other packages' tests
+	// come and go in the same places meanwhile.
+	var crashed []string
+	for _, p := range leftovers(t) {
+		if strings.HasSuffix(p, "-"+id) {
+			crashed = append(crashed, p)
+		}
+	}
+	if len(crashed) < 2 {
+		t.Fatalf("the crashed run left %v to sweep, want its folder and its cgroups", crashed)
 	}
 	repo, _ := sampleRepo(t)
 	obs, _, _ := attackRun(t, repo, Options{}, "true")
@@ -311,6 +319,22 @@ func TestRunSweepsCrashedRuns(t *testing.T) {
 	}
 }
 
+// heldStateID is the id of the policy this process holds: its state
+// folder, locked, is among the process's open files.
+func heldStateID() string {
+	fds, _ := os.ReadDir("/proc/self/fd")
+	for _, fd := range fds {
+		target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name()))
+		if err != nil || filepath.Dir(target) != filepath.Clean(os.TempDir()) {
+			continue
+		}
+		if id, ok := strings.CutPrefix(filepath.Base(target), "swe-adept-tmp-"); ok {
+			return id
+		}
+	}
+	return ""
+}
+
 // leftovers are the sandbox folders in the temporary folder and the
 // cgroups of ours, whoever made them.
 func leftovers(t *testing.T) []string {
@@ -319,20 +343,6 @@ func leftovers(t *testing.T) []string {
 	for _, pattern := range []string{filepath.Join(os.TempDir(), "swe-adept-tmp-*"), "/sys/fs/cgroup/*/swe-adept-*", "/sys/fs/cgroup/*/*/*/swe-adept-*"} {
 		m, _ := filepath.Glob(pattern)
 		out = append(out, m...)
-	}
-	return out
-}
-
-func subtract(a, b []string) []string {
-	var out []string
-	for _, x := range a {
-		found := false
-		for _, y := range b {
-			found = found || x == y
-		}
-		if !found {
-			out = append(out, x)
-		}
 	}
 	return out
 }
