@@ -127,6 +127,10 @@ var (
 	// A shell line in a code block: "$ tool sub --flag". The lines after
 	// it, up to the next shell line, are what the command printed.
 	reShellPrompt = regexp.MustCompile(`^[ \t]*\$[ \t]+([A-Za-z][\w.-]*)`)
+	// An interactive Python session: what follows a ">>> expr" line (not
+	// its "... " continuations) is what the interpreter printed for it.
+	reREPLPrompt = regexp.MustCompile(`^[ \t]*>>>(?:[ \t]|\r?$)`)
+	reREPLMore   = regexp.MustCompile(`^[ \t]*\.\.\.(?:[ \t]|\r?$)`)
 	// Columns of printed tables are set apart by runs of spaces.
 	reColumnGap = regexp.MustCompile(`[ \t]{2,}`)
 	reHeadCell  = regexp.MustCompile(`^[A-Z][A-Za-z]*$`)
@@ -148,18 +152,29 @@ func (c *collector) outputs(issue string) (spans [][]int) {
 		for _, line := range strings.SplitAfter(issue[m[2]:m[3]], "\n") {
 			at := pos
 			pos += len(line)
-			if p := reShellPrompt.FindStringSubmatch(line); p != nil {
+			switch p := reShellPrompt.FindStringSubmatch(line); {
+			case p != nil:
 				prog = p[1]
-				continue
-			}
-			if prog != "" {
+			case reREPLPrompt.MatchString(line):
+				prog = interpreter
+			case prog == interpreter && reREPLMore.MatchString(line):
+			case strings.HasPrefix(strings.TrimSpace(line), "Traceback (most recent call last)"):
+				// The traceback rules read it; its lines are no output.
+				prog = ""
+			case prog != "":
 				c.outputLine(strings.TrimRight(line, "\r\n"), prog, at)
-				spans = append(spans, []int{at, pos})
+				if prog != interpreter {
+					spans = append(spans, []int{at, pos})
+				}
 			}
 		}
 	}
 	return spans
 }
+
+// interpreter stands for the program of an interactive session, whose
+// output is the repository's code speaking when it holds the words.
+const interpreter = ">>>"
 
 // outputLine adds a printed table header by its cells, else the longest
 // run of plain words in the line.

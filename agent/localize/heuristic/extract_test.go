@@ -217,6 +217,7 @@ func FuzzExtractEntryPoints(f *testing.F) {
 		"CamelCase snake_case a.b.C x.py",
 		"'\"`",
 		"```\n$ tool show x\n * Note: it was read.\nName  Kind  Area\n$\n$ x\n```",
+		"```pycon\n>>> f(1,\n...   2)\nthree plain words here\nTraceback (most recent call last):\n>>>\n```",
 	} {
 		f.Add(s)
 	}

@@ -3,6 +3,7 @@ package heuristic
 import (
 	"cmp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/swe-adept/swe-adept/index"
@@ -136,6 +137,33 @@ func TestRankingRules(t *testing.T) {
 		},
 	}
 	checkRanking(t, geoRepo(t), tests)
+}
+
+// TestSessionOutput: what an interactive session printed is searched for
+// as the repository's text, and leads to the code that prints it; the
+// session's input and its continuation lines are not output.
+func TestSessionOutput(t *testing.T) {
+	issue := "Wrong description of shapes\n\n```pycon\n>>> from geo import shapes\n>>> shapes.Polygon([(0, 0), (1, 0),\n" +
+		"...     (1, 1)])\n3-point polygon, its area still unknown\n```\n" +
+		"But `Polygon.area()` and `polygon_area` give the area of the polygon, so it is known."
+	calls, _, funcs := heurConverse(t, New(geoRepo(t), nil), issue)
+	var searched []string
+	for _, c := range calls {
+		if c.Name == search.FindCodeContent.Name {
+			searched = append(searched, c.Arguments)
+		}
+	}
+	if !slices.ContainsFunc(searched, func(a string) bool { return strings.Contains(a, "polygon, its area still unknown") }) {
+		t.Errorf("the printed line was not searched for: %v", searched)
+	}
+	if !slices.Contains(funcs[:min(3, len(funcs))], "geo/shapes.py:Polygon.__repr__") {
+		t.Errorf("Polygon.__repr__ not among the first three functions %v", funcs)
+	}
+	for _, e := range ExtractEntryPoints(issue) {
+		if e.Kind == EntryOutput && (strings.Contains(e.Text, "shapes") || strings.Contains(e.Text, "(1, 1)")) {
+			t.Errorf("%q is the session's input, not its output", e.Text)
+		}
+	}
 }
 
 // TestForeignCommands: the words and output of a program that is not the

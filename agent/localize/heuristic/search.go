@@ -124,6 +124,9 @@ func dropForeignCommands(s *search.Searcher, entries []EntryPoint) []EntryPoint 
 // ownProgram reports whether the repository holds the program a shell
 // line runs: a package or module of its name, outside the tests.
 func ownProgram(s *search.Searcher, prog string) bool {
+	if prog == interpreter {
+		return true
+	}
 	name := strings.ReplaceAll(prog, "-", "_")
 	if !reIdent.MatchString(name) {
 		return false

@@ -31,3 +31,6 @@ class Polygon:
 
     def scale(self, factor):
         return Polygon([(x * factor, y * factor) for x, y in self.points])
+
+    def __repr__(self):
+        return "%d-point polygon, its area still unknown" % len(self.points)
