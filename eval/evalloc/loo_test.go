@@ -46,11 +46,12 @@ func TestFoldsNeverScoreWithTheirOwnChoice(t *testing.T) {
 }
 
 // TestGridStartsWithTheDefaults: the grid tries only the few weights
-// that fuse rankings, each combination once, the defaults first.
+// that fuse rankings and the one for quoted text, each combination once,
+// the defaults first.
 func TestGridStartsWithTheDefaults(t *testing.T) {
 	g := Grid()
 	def := heuristic.DefaultParams()
-	if g[0] != def || len(g) < 2 || len(g) > 64 {
+	if g[0] != def || len(g) < 2 || len(g) > 128 {
 		t.Fatalf("grid of %d starting %v", len(g), g[0])
 	}
 	seen := map[heuristic.Params]bool{}
@@ -60,7 +61,7 @@ func TestGridStartsWithTheDefaults(t *testing.T) {
 		}
 		seen[p] = true
 		q := p
-		q.Lexical, q.History, q.Recent, q.CoChange = def.Lexical, def.History, def.Recent, def.CoChange
+		q.Raises, q.Lexical, q.History, q.Recent, q.CoChange = def.Raises, def.Lexical, def.History, def.Recent, def.CoChange
 		if q != def {
 			t.Errorf("%v moves a weight other than the fusion weights", p)
 		}

@@ -42,7 +42,7 @@ type Params struct {
 // DefaultParams are the shipped weights.
 func DefaultParams() Params {
 	return Params{
-		Name: 1.0 / 3, Frame: 0.8, Raises: 0.6, Callee: 0.15, PathWord: 0.15,
+		Name: 1.0 / 3, Frame: 0.8, Raises: 1.2, Callee: 0.15, PathWord: 0.15,
 		Opened: 0.15, Depth: 0.05, Class: 0.8, Aside: 0.3, Init: 0.7, Lexical: 0.5,
 		History: 0, Recent: 0, CoChange: 0,
 	}
