@@ -2,6 +2,9 @@ package heuristic
 
 import (
 	"cmp"
+	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -215,4 +218,55 @@ func TestDropLocal(t *testing.T) {
 	if !texts["area"] {
 		t.Errorf("area is defined by the script and by the repository: it must stay (kept %v)", kept)
 	}
+}
+
+// TestOwnProgram: the program a shell line runs is the repository's when
+// the repository holds it where programs live, in any of its languages.
+func TestOwnProgram(t *testing.T) {
+	tests := []struct {
+		name  string
+		files []string
+		prog  string
+		own   bool
+	}{
+		{"a package", []string{"geo/__init__.py"}, "geo", true},
+		{"a package under src", []string{"src/geo/__init__.py"}, "geo", true},
+		{"a module, dashes as underscores", []string{"geo_tool.py"}, "geo-tool", true},
+		{"a Go command", []string{"cmd/geo/main.go", "geo.go"}, "geo", true},
+		{"a Node executable", []string{"bin/geo.js", "src/index.ts"}, "geo", true},
+		{"a module of that name deeper down", []string{"src/_runner/python.py"}, "python", false},
+		{"another program", []string{"geo/__init__.py"}, "make", false},
+		{"a path", []string{"geo/__init__.py"}, "./geo", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, f := range tc.files {
+				p := filepath.Join(dir, f)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(sourceFor(f)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ix, err := index.Build(context.Background(), dir, index.Options{NoCache: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ownProgram(search.NewSearcher(ix), tc.prog); got != tc.own {
+				t.Errorf("ownProgram(%q) = %v, want %v", tc.prog, got, tc.own)
+			}
+		})
+	}
+}
+
+func sourceFor(file string) string {
+	switch filepath.Ext(file) {
+	case ".go":
+		return "package main\n\nfunc main() {}\n"
+	case ".js", ".ts":
+		return "function main() {}\n"
+	}
+	return "def main():\n    pass\n"
 }

@@ -122,19 +122,29 @@ func dropForeignCommands(s *search.Searcher, entries []EntryPoint) []EntryPoint 
 }
 
 // ownProgram reports whether the repository holds the program a shell
-// line runs: a package or module of its name, outside the tests.
+// line runs: a top-level Python package or module of its name (in the
+// repository's root or its src folder), a Go command (cmd/<name>), or a
+// Node package's executable (bin/<name>.js). A module deeper down that
+// shares the name ("python.py" in a test runner) is not the program.
 func ownProgram(s *search.Searcher, prog string) bool {
 	if prog == interpreter {
 		return true
 	}
-	name := strings.ReplaceAll(prog, "-", "_")
-	if !reIdent.MatchString(name) {
+	if strings.ContainsAny(prog, "/\\") || strings.HasPrefix(prog, ".") {
 		return false
 	}
-	for _, f := range []string{name + "/__init__.py", name + ".py"} {
+	var files []string
+	if mod := strings.ReplaceAll(prog, "-", "_"); reIdent.MatchString(mod) {
+		files = append(files, mod+"/__init__.py", mod+".py")
+	}
+	files = append(files, "cmd/"+prog+"/main.go")
+	for _, ext := range []string{".js", ".mjs", ".cjs", ".ts"} {
+		files = append(files, "bin/"+prog+ext)
+	}
+	for _, f := range files {
 		r := s.FindFile(search.FindFileArgs{FileName: f})
 		for _, hit := range r.Hits {
-			if (hit.Path == f || strings.HasSuffix(hit.Path, "/"+f)) && !isTestFile(hit.Path) {
+			if hit.Path == f || hit.Path == "src/"+f {
 				return true
 			}
 		}
