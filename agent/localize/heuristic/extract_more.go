@@ -147,6 +147,7 @@ var (
 // when searching (see dropForeignCommands). It returns the spans of the
 // printed lines.
 func (c *collector) outputs(issue string) (spans [][]int) {
+	read := 0
 	for _, m := range reFence.FindAllStringSubmatchIndex(issue, -1) {
 		prog, pos := "", m[2]
 		for _, line := range strings.SplitAfter(issue[m[2]:m[3]], "\n") {
@@ -162,7 +163,10 @@ func (c *collector) outputs(issue string) (spans [][]int) {
 				// The traceback rules read it; its lines are no output.
 				prog = ""
 			case prog != "":
-				c.outputLine(strings.TrimRight(line, "\r\n"), prog, at)
+				if read < maxOutputLines {
+					read++
+					c.outputLine(strings.TrimRight(line, "\r\n"), prog, at)
+				}
 				if prog != interpreter {
 					spans = append(spans, []int{at, pos})
 				}
@@ -171,6 +175,11 @@ func (c *collector) outputs(issue string) (spans [][]int) {
 	}
 	return spans
 }
+
+// maxOutputLines bounds the printed lines read as evidence: each costs a
+// search of the whole repository, and a pasted log can run to thousands
+// of lines, the first of which say what the command was doing.
+const maxOutputLines = 40
 
 // interpreter stands for the program of an interactive session, whose
 // output is the repository's code speaking when it holds the words.

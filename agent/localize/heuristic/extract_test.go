@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -205,6 +206,34 @@ func TestBM25(t *testing.T) {
 	sc := short.scores(map[string]float64{"a": 1})
 	if sc[0] <= sc[1] {
 		t.Errorf("length normalisation: short doc %v should beat long doc %v", sc[0], sc[1])
+	}
+}
+
+// TestLongOutput: a long pasted log is read only as far as its first
+// lines; it is still not taken for code further down.
+func TestLongOutput(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("```\n$ geo show\n")
+	for i := range 500 {
+		// Each line a sentence of its own: a word spelled from i.
+		word := string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + "x"
+		fmt.Fprintf(&b, "the %s shape was drawn in plain blue ink_%d\n", word, i)
+	}
+	b.WriteString("```\n")
+	outputs, code := 0, 0
+	for _, e := range ExtractEntryPoints(b.String()) {
+		switch e.Kind {
+		case EntryOutput:
+			outputs++
+		case EntryCode, EntrySnake:
+			code++
+		}
+	}
+	if outputs == 0 || outputs > 50 {
+		t.Errorf("%d output entries from 500 printed lines, want a few dozen at most", outputs)
+	}
+	if code > 0 {
+		t.Errorf("%d code entries from printed lines", code)
 	}
 }
 
