@@ -270,3 +270,17 @@ func sourceFor(file string) string {
 	}
 	return "def main():\n    pass\n"
 }
+
+// TestQuotedTextFoundFirstByName: a unit that holds the message the issue
+// quotes holds it even when the search for its name showed it first.
+func TestQuotedTextFoundFirstByName(t *testing.T) {
+	issue := "`polygon_area` fails\n\nIt says \"polygon needs at least three points\" for my square."
+	h := New(geoRepo(t), nil)
+	h.corpus = h.lex()
+	st := newHState(context.Background(), h, issue, 20)
+	st.entryTurn()
+	su, ok := st.seen["geo/shapes.py:polygon_area"]
+	if !ok || !su.raises {
+		t.Errorf("polygon_area seen %v, holds the message %v; want both", ok, ok && su.raises)
+	}
+}

@@ -350,16 +350,30 @@ func (st *hstate) moduleSearch(e EntryPoint) (llm.ToolCall, bool) {
 func (st *hstate) messageSearch(e EntryPoint) (llm.ToolCall, bool) {
 	a := search.FindCodeContentArgs{Content: e.Text}
 	r := st.h.s.FindCodeContent(a)
-	if len(r.Hits) == 0 || len(r.Hits) > maxDefHits || !st.novel(r) {
+	if len(r.Hits) == 0 || len(r.Hits) > maxDefHits {
 		return llm.ToolCall{}, false
 	}
-	st.addHits(r, e.Weight, e.Text)
+	return st.quotedHits(r, e, search.FindCodeContent.Name, a)
+}
+
+// quotedHits records the units holding text the issue quotes (a message,
+// a printed line): as roots when the search shows something new, and as
+// holding the text even when another search showed them first. The
+// search is sent only when it shows something new.
+func (st *hstate) quotedHits(r search.Result, e EntryPoint, tool string, args any) (llm.ToolCall, bool) {
+	novel := st.novel(r)
+	if novel {
+		st.addHits(r, e.Weight, e.Text)
+	}
 	for _, hit := range r.Hits {
 		if su, ok := st.seen[hit.UnitID]; ok && !isTestFile(hit.Path) {
 			su.raises = true
 		}
 	}
-	return st.call(search.FindCodeContent.Name, a), true
+	if !novel {
+		return llm.ToolCall{}, false
+	}
+	return st.call(tool, args), true
 }
 
 // commandSearch finds the code that implements a subcommand of the
@@ -471,21 +485,7 @@ func (st *hstate) headerSearch(e EntryPoint) (llm.ToolCall, bool) {
 	if len(kept) == 0 || len(kept) > maxDefHits {
 		return llm.ToolCall{}, false
 	}
-	// Units another search showed still print the header: mark them even
-	// when this search adds nothing to show.
-	novel := st.novel(r)
-	if novel {
-		st.addHits(r, e.Weight, e.Text)
-	}
-	for _, hit := range kept {
-		if su, ok := st.seen[hit.UnitID]; ok {
-			su.raises = true
-		}
-	}
-	if !novel {
-		return llm.ToolCall{}, false
-	}
-	return st.call(search.FindCodeContent.Name, a), true
+	return st.quotedHits(r, e, search.FindCodeContent.Name, a)
 }
 
 // cellsIn counts the cells a unit holds as string literals.
