@@ -93,7 +93,7 @@ type Policy struct {
 	limits  Limits
 	goEnv   goEnv
 	home    string   // the command's HOME, an empty folder; "" when it is not covered
-	envOver []string // variables set last: the caches' places when they cannot be overlaid
+	envOver map[string]string // variables set last: the caches' places when they cannot be overlaid
 	state   string   // the policy's own folder on the host, locked while it lives
 	lock    *os.File // the lock on state
 	cg      *cgroups
@@ -179,9 +179,10 @@ func (p *Policy) confines() error {
 }
 
 func (p *Policy) withoutOverlays() {
+	p.envOver = map[string]string{}
 	for _, o := range p.spec.Overlays {
 		p.spec.Read = append(p.spec.Read, o.Target)
-		p.envOver = append(p.envOver, o.Env+"="+filepath.Join("/tmp", filepath.Base(o.Target)))
+		p.envOver[o.Env] = filepath.Join("/tmp", filepath.Base(o.Target))
 	}
 	p.spec.Overlays = nil
 }
@@ -365,8 +366,7 @@ func (p *Policy) env(env []string) []string {
 			env = setEnv(env, name, v)
 		}
 	}
-	for _, kv := range p.envOver {
-		name, v, _ := strings.Cut(kv, "=")
+	for name, v := range p.envOver {
 		env = setEnv(env, name, v)
 	}
 	return env
