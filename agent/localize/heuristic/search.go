@@ -111,9 +111,18 @@ func dropLocal(s *search.Searcher, entries []EntryPoint) (kept []EntryPoint, loc
 // run another program than the repository's own: "$ make html" and what
 // it prints say nothing of where the fix lives.
 func dropForeignCommands(s *search.Searcher, entries []EntryPoint) []EntryPoint {
+	own := map[string]bool{} // each program looked up once: a log has many lines
+	isOwn := func(p string) bool {
+		v, ok := own[p]
+		if !ok {
+			v = ownProgram(s, p)
+			own[p] = v
+		}
+		return v
+	}
 	var kept []EntryPoint
 	for _, e := range entries {
-		if (e.Kind == EntryCommand || e.Kind == EntryOutput) && !slices.ContainsFunc(e.Programs, func(p string) bool { return ownProgram(s, p) }) {
+		if (e.Kind == EntryCommand || e.Kind == EntryOutput) && !slices.ContainsFunc(e.Programs, isOwn) {
 			continue
 		}
 		kept = append(kept, e)
