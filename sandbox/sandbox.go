@@ -92,10 +92,10 @@ type Policy struct {
 	opts    Options
 	limits  Limits
 	goEnv   goEnv
-	home    string   // the command's HOME, an empty folder; "" when it is not covered
+	home    string            // the command's HOME, an empty folder; "" when it is not covered
 	envOver map[string]string // variables set last: the caches' places when they cannot be overlaid
-	state   string   // the policy's own folder on the host, locked while it lives
-	lock    *os.File // the lock on state
+	state   string            // the policy's own folder on the host, locked while it lives
+	lock    *os.File          // the lock on state
 	cg      *cgroups
 	held    *heldNS // the namespaces every command joins; nil: each makes its own
 }
